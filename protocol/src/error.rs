@@ -1,0 +1,21 @@
+//! The error shape: `{"error": {"code", "message", ...}}`.
+
+use serde::{Deserialize, Serialize};
+
+/// The body of every error answer.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ApiErrorBody {
+    pub error: ErrorBody,
+}
+
+/// What went wrong: a stable machine `code` and a sentence for people.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ErrorBody {
+    pub code: String,
+    pub message: String,
+    /// Paths the error is about, when it concerns files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paths: Option<Vec<String>>,
+}

@@ -1,0 +1,23 @@
+//! Wire types of svc: every JSON payload the server answers or accepts, shared by the
+//! server, the `svc` CLI, its daemon and the end-to-end tests so that they cannot drift.
+//!
+//! Times travel as RFC 3339 UTC strings.
+
+pub mod error;
+pub mod login;
+pub mod user;
+
+pub use error::{ApiErrorBody, ErrorBody};
+
+/// `GET /healthz`.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Health {
+    pub ok: bool,
+    pub version: String,
+}
+
+/// RFC 3339 (de)serialisation of [`time::OffsetDateTime`] for optional fields.
+pub mod rfc3339_opt {
+    pub use time::serde::rfc3339::option::{deserialize, serialize};
+}

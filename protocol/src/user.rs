@@ -1,0 +1,128 @@
+//! Users and their credentials.
+
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+
+/// A person's profile (`GET /v1/user`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct User {
+    pub login: String,
+    pub email: Option<String>,
+    pub name: Option<String>,
+    pub picture_url: Option<String>,
+    #[serde(with = "time::serde::rfc3339")]
+    pub created_at: OffsetDateTime,
+}
+
+/// `PATCH /v1/user`: omitted fields are kept, `null` clears one.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct UpdateUser {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<Option<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub picture_url: Option<Option<String>>,
+}
+
+/// `POST /v1/users` (bootstrap, with the server's bootstrap secret as Bearer).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct CreateUser {
+    /// Chosen login; derived from the email's local part when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub login: Option<String>,
+    pub email: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Password for the built-in local identity provider (browser sign-in).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub password: Option<String>,
+}
+
+/// The kinds of credential a user holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum CredentialKind {
+    /// A machine signed in with the device flow.
+    Machine,
+    /// A cloud sandbox the user made a credential for.
+    Sandbox,
+    /// A browser session (the session cookie).
+    Browser,
+}
+
+impl CredentialKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Machine => "machine",
+            Self::Sandbox => "sandbox",
+            Self::Browser => "browser",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "machine" => Some(Self::Machine),
+            "sandbox" => Some(Self::Sandbox),
+            "browser" => Some(Self::Browser),
+            _ => None,
+        }
+    }
+}
+
+/// A credential as listed: never its token.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Credential {
+    pub id: String,
+    pub name: String,
+    pub kind: CredentialKind,
+    #[serde(with = "time::serde::rfc3339")]
+    pub created_at: OffsetDateTime,
+    #[serde(with = "crate::rfc3339_opt")]
+    pub last_used_at: Option<OffsetDateTime>,
+    #[serde(with = "crate::rfc3339_opt")]
+    pub expires_at: Option<OffsetDateTime>,
+}
+
+/// A credential just made: the only time its token is shown.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct NewCredential {
+    pub id: String,
+    pub name: String,
+    pub kind: CredentialKind,
+    pub token: String,
+    #[serde(with = "time::serde::rfc3339")]
+    pub created_at: OffsetDateTime,
+    #[serde(default, with = "crate::rfc3339_opt")]
+    pub expires_at: Option<OffsetDateTime>,
+}
+
+/// `POST /v1/user/credentials`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct CreateCredential {
+    pub name: String,
+    pub kind: CredentialKind,
+    /// Lifetime in seconds; none means until revoked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expires_in: Option<u64>,
+}
+
+/// A user with a fresh credential: the answer of bootstrap and of the device flow.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct UserWithCredential {
+    pub user: User,
+    pub credential: NewCredential,
+}
+
+/// `GET /v1/user/credentials`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct CredentialList {
+    pub items: Vec<Credential>,
+}

@@ -1,0 +1,153 @@
+//! Making users and credentials: shared by bootstrap, the device flow and sign-in.
+
+use svc_protocol::user::{CredentialKind, NewCredential, User};
+
+use crate::error::{ApiError, ApiResult};
+use crate::login_rule::{self, LoginError};
+use crate::store::{self, H, Tx, credentials, now_ms, time_of, users};
+use crate::token;
+
+/// What is known of a new person.
+pub struct NewUser<'a> {
+    pub login: Option<&'a str>,
+    pub email: Option<&'a str>,
+    pub email_verified: bool,
+    pub name: Option<&'a str>,
+    pub password_hash: Option<String>,
+}
+
+/// Creates a user. A chosen login must be free; without one, a login is derived from
+/// the email's local part (`base`, `base-2` ... `base-999`, then a random tail).
+pub async fn create_user(tx: &mut Tx, new: NewUser<'_>) -> ApiResult<users::UserRow> {
+    let email = new.email.map(str::to_ascii_lowercase);
+    if let Some(email) = &email
+        && users::by_email(tx.h(), email).await?.is_some()
+    {
+        return Err(ApiError::conflict(
+            "email_taken",
+            "a user with that email already exists",
+        ));
+    }
+    let login = match new.login {
+        Some(login) => {
+            let login = login_rule::normalize(login).map_err(|e| match e {
+                LoginError::Reserved => ApiError::bad_request("reserved_name", e.to_string()),
+                LoginError::Shape => ApiError::bad_request("bad_login", e.to_string()),
+            })?;
+            if !users::logins_like(tx.h(), &login).await?.contains(&login) {
+                login
+            } else {
+                return Err(ApiError::conflict(
+                    "namespace_taken",
+                    format!("the login {login} is taken"),
+                ));
+            }
+        }
+        None => derive_login(tx.h(), email.as_deref().unwrap_or("user")).await?,
+    };
+    let row = users::UserRow {
+        id: token::new_id("u_"),
+        login,
+        email,
+        email_verified: new.email_verified,
+        name: new.name.map(str::to_owned),
+        picture_url: None,
+        password_hash: new.password_hash,
+        created_at: now_ms(),
+    };
+    users::insert(tx.h(), &row).await.map_err(|e| {
+        if e.is_unique_violation() {
+            ApiError::conflict(
+                "namespace_taken",
+                "that login or email was taken just now; try again",
+            )
+        } else {
+            e.into()
+        }
+    })?;
+    Ok(row)
+}
+
+async fn derive_login(h: H<'_>, email: &str) -> store::Result<String> {
+    let base = login_rule::derive_base(email);
+    let taken = users::logins_like(h, &base).await?;
+    Ok(login_rule::first_free(&base, &taken).unwrap_or_else(|| {
+        let tail = token::new_id("");
+        format!("{}-{}", &base[..base.len().min(30)], &tail[..8])
+    }))
+}
+
+/// Makes a credential and answers it with its token, shown this once.
+pub async fn issue_credential(
+    tx: &mut Tx,
+    user_id: &str,
+    name: &str,
+    kind: CredentialKind,
+    expires_at: Option<i64>,
+) -> store::Result<NewCredential> {
+    let token = token::new_token();
+    let row = credentials::CredentialRow {
+        id: token::new_id("c_"),
+        user_id: user_id.to_owned(),
+        name: name.to_owned(),
+        kind: kind.as_str().to_owned(),
+        created_at: now_ms(),
+        last_used_at: None,
+        expires_at,
+    };
+    credentials::insert(tx.h(), &row, &token::hash(&token)).await?;
+    Ok(NewCredential {
+        id: row.id,
+        name: row.name,
+        kind,
+        token,
+        created_at: time_of(row.created_at),
+        expires_at: expires_at.map(time_of),
+    })
+}
+
+/// The profile answer for a user row.
+pub fn user_view(row: &users::UserRow) -> User {
+    User {
+        login: row.login.clone(),
+        email: row.email.clone(),
+        name: row.name.clone(),
+        picture_url: row.picture_url.clone(),
+        created_at: time_of(row.created_at),
+    }
+}
+
+/// Checks a credential or machine name: 1 to 100 printable characters.
+pub fn check_name(name: &str, what: &str) -> ApiResult<String> {
+    let name = name.trim();
+    if name.is_empty() || name.chars().count() > 100 || name.chars().any(char::is_control) {
+        return Err(ApiError::bad_request(
+            "bad_request",
+            format!("{what} must be 1 to 100 printable characters"),
+        ));
+    }
+    Ok(name.to_owned())
+}
+
+/// Argon2id hash of a password for the local identity provider.
+pub fn hash_password(password: &str) -> ApiResult<String> {
+    use argon2::password_hash::PasswordHasher;
+    if password.chars().count() < 8 || password.len() > 1024 {
+        return Err(ApiError::bad_request(
+            "bad_password",
+            "a password is 8 to 1024 characters",
+        ));
+    }
+    argon2::Argon2::default()
+        .hash_password(password.as_bytes())
+        .map(|h| h.to_string())
+        .map_err(ApiError::internal)
+}
+
+/// Whether `password` matches a stored argon2 hash.
+pub fn verify_password(password: &str, hash: &str) -> bool {
+    use argon2::password_hash::PasswordVerifier;
+    argon2::Argon2::default()
+        .verify_password(password.as_bytes(), hash)
+        .is_ok()
+}

@@ -1,0 +1,138 @@
+//! The application: shared state, the router with its layers, and `launch`.
+
+use std::future::Future;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use anyhow::Context;
+use axum::Router;
+use axum::extract::DefaultBodyLimit;
+use axum::http::{Request, StatusCode};
+use axum::response::IntoResponse;
+use tokio::net::TcpListener;
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::request_id::{
+    MakeRequestId, PropagateRequestIdLayer, RequestId, SetRequestIdLayer,
+};
+use tower_http::trace::TraceLayer;
+
+use crate::config::Config;
+use crate::error::ApiError;
+use crate::oidc;
+use crate::store::Store;
+
+/// JSON request bodies above this are refused with 413 `too_large`.
+pub const JSON_BODY_LIMIT: usize = 1024 * 1024;
+
+#[derive(Clone)]
+pub struct AppState {
+    pub store: Store,
+    pub config: Arc<Config>,
+    pub oidc: Option<Arc<oidc::Provider>>,
+}
+
+/// Serves `listener` until `shutdown` resolves, then drains requests and closes the
+/// database. Binding is the caller's, so tests can listen on port 0.
+pub async fn launch(
+    listener: TcpListener,
+    config: Config,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> anyhow::Result<()> {
+    install_crypto_provider();
+    std::fs::create_dir_all(&config.data_dir)
+        .with_context(|| format!("cannot create the data dir {}", config.data_dir.display()))?;
+    let store = Store::open(&config.database_url)
+        .await
+        .context("cannot open the database")?;
+    let http = reqwest::Client::builder()
+        .timeout(std::time::Duration::from_secs(10))
+        .build()
+        .context("cannot set up the HTTP client")?;
+    let oidc = config
+        .oidc
+        .clone()
+        .map(|s| Arc::new(oidc::Provider::new(s, http)));
+    let state = AppState {
+        store: store.clone(),
+        config: Arc::new(config),
+        oidc,
+    };
+    tracing::info!(
+        listen = %listener.local_addr()?,
+        base_url = %state.config.base_url,
+        database = store.backend(),
+        "svc-server ready"
+    );
+    axum::serve(listener, router(state))
+        .with_graceful_shutdown(shutdown)
+        .await?;
+    store.close().await;
+    tracing::info!("svc-server stopped");
+    Ok(())
+}
+
+/// TLS for outgoing HTTPS (identity providers) uses ring, installed once per process.
+pub fn install_crypto_provider() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
+pub fn router(state: AppState) -> Router {
+    let api: Router<AppState> = crate::routes::api().into();
+    api.merge(crate::web::router())
+        .fallback(|| async { ApiError::not_found("route") })
+        .method_not_allowed_fallback(|| async {
+            ApiError::new(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "method_not_allowed",
+                "this route does not take that method",
+            )
+        })
+        .layer(DefaultBodyLimit::max(JSON_BODY_LIMIT))
+        .layer(CatchPanicLayer::custom(|_| {
+            ApiError::internal("a handler panicked").into_response()
+        }))
+        .layer(
+            TraceLayer::new_for_http().make_span_with(|req: &Request<_>| {
+                let id = req
+                    .headers()
+                    .get("x-request-id")
+                    .and_then(|v| v.to_str().ok())
+                    .unwrap_or("-");
+                tracing::info_span!("request", id, method = %req.method(), path = %req.uri().path())
+            }),
+        )
+        .layer(PropagateRequestIdLayer::x_request_id())
+        .layer(SetRequestIdLayer::x_request_id(RequestIds::default()))
+        .with_state(state)
+}
+
+/// Request ids: a per-process random prefix and a counter, cheap and unique enough to
+/// follow one request through the logs (an incoming `x-request-id` is kept).
+#[derive(Clone)]
+struct RequestIds {
+    prefix: Arc<str>,
+    next: Arc<AtomicU64>,
+}
+
+impl Default for RequestIds {
+    fn default() -> Self {
+        Self {
+            prefix: crate::token::new_id("")
+                .chars()
+                .take(6)
+                .collect::<String>()
+                .into(),
+            next: Arc::default(),
+        }
+    }
+}
+
+impl MakeRequestId for RequestIds {
+    fn make_request_id<B>(&mut self, _: &Request<B>) -> Option<RequestId> {
+        let n = self.next.fetch_add(1, Ordering::Relaxed);
+        format!("{}-{n}", self.prefix)
+            .parse()
+            .ok()
+            .map(RequestId::new)
+    }
+}

@@ -1,0 +1,153 @@
+//! Authentication: who is calling. Bearer credentials and the browser session cookie
+//! are checked here and nowhere else; the cookie's writes must carry our own Origin.
+
+use axum::extract::FromRequestParts;
+use axum::http::{HeaderMap, Method, header, request::Parts};
+use subtle::ConstantTimeEq;
+use svc_protocol::user::CredentialKind;
+
+use crate::app::AppState;
+use crate::error::{ApiError, ApiResult};
+use crate::store::{self, credentials, now_ms};
+use crate::token;
+
+/// The session cookie. `__Host-` binds it to this host, Secure and path `/`.
+pub const SESSION_COOKIE: &str = "__Host-svc_session";
+/// A browser session ends after this long without use.
+pub const SESSION_IDLE_MS: i64 = 30 * 24 * 3600 * 1000;
+/// `last_used_at` is written at most this often per credential, keeping reads read-only.
+const TOUCH_EVERY_MS: i64 = 60 * 1000;
+
+/// The authenticated caller of a request.
+#[derive(Debug, Clone)]
+pub struct Caller {
+    pub user_id: String,
+    pub login: String,
+    pub credential_id: String,
+    pub credential_name: String,
+    pub kind: CredentialKind,
+    /// True when the session cookie, not a Bearer credential, authenticated the call.
+    pub via_cookie: bool,
+}
+
+impl FromRequestParts<AppState> for Caller {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> ApiResult<Caller> {
+        if let Some(bearer) = bearer(&parts.headers) {
+            return match authenticate(state, bearer).await? {
+                Some(caller) if caller.kind != CredentialKind::Browser => Ok(caller),
+                _ => Err(ApiError::unauthorized(
+                    "this credential is not valid (revoked or expired); run svc login",
+                )),
+            };
+        }
+        let Some(session) = cookie(&parts.headers, SESSION_COOKIE) else {
+            return Err(ApiError::unauthorized(
+                "sign in first: send a credential as Authorization: Bearer, or run svc login",
+            ));
+        };
+        let caller = match authenticate(state, session).await? {
+            Some(caller) if caller.kind == CredentialKind::Browser => caller,
+            _ => {
+                return Err(ApiError::unauthorized(
+                    "your session has ended; sign in again",
+                ));
+            }
+        };
+        let reads = parts.method == Method::GET || parts.method == Method::HEAD;
+        if !reads || parts.headers.contains_key(header::UPGRADE) {
+            check_origin(&parts.headers, state)?;
+        }
+        Ok(Caller {
+            via_cookie: true,
+            ..caller
+        })
+    }
+}
+
+/// A cookie write or socket upgrade must come from a page of this service.
+pub fn check_origin(headers: &HeaderMap, state: &AppState) -> ApiResult<()> {
+    let origin = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok());
+    if origin == Some(state.config.origin().as_str()) {
+        Ok(())
+    } else {
+        Err(ApiError::forbidden(
+            "bad_origin",
+            "this request must come from a page of this service (missing or foreign Origin)",
+        ))
+    }
+}
+
+/// Looks a token up; `None` when unknown, revoked, expired or an idle session.
+pub async fn authenticate(state: &AppState, token: &str) -> ApiResult<Option<Caller>> {
+    if !token.starts_with(token::PREFIX) {
+        return Ok(None);
+    }
+    let hash = token::hash(token);
+    let row = {
+        let mut conn = state.store.read().await?;
+        credentials::by_token_hash(conn.h(), &hash).await?
+    };
+    let Some(row) = row else { return Ok(None) };
+    if !bool::from(row.token_hash.as_slice().ct_eq(&hash)) {
+        return Ok(None);
+    }
+    let now = now_ms();
+    let kind = CredentialKind::parse(&row.kind).ok_or_else(|| {
+        ApiError::internal(format!("credential {} has kind {}", row.id, row.kind))
+    })?;
+    let last_use = row.last_used_at.unwrap_or(row.created_at);
+    let idle = kind == CredentialKind::Browser && now - last_use > SESSION_IDLE_MS;
+    if row.expires_at.is_some_and(|at| at <= now) || idle {
+        return Ok(None);
+    }
+    if row.last_used_at.is_none_or(|at| now - at >= TOUCH_EVERY_MS) {
+        touch(&state.store, &row.id, now).await?;
+    }
+    Ok(Some(Caller {
+        user_id: row.user_id,
+        login: row.login,
+        credential_id: row.id,
+        credential_name: row.name,
+        kind,
+        via_cookie: false,
+    }))
+}
+
+async fn touch(store: &store::Store, id: &str, now: i64) -> store::Result<()> {
+    let mut tx = store.begin().await?;
+    credentials::touch(tx.h(), id, now).await?;
+    tx.commit().await
+}
+
+/// The token of an `Authorization: Bearer` header.
+pub fn bearer(headers: &HeaderMap) -> Option<&str> {
+    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = value.split_once(' ')?;
+    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
+}
+
+/// One cookie's value from the request's `Cookie` headers.
+pub fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find_map(|(k, v)| (k == name).then_some(v))
+}
+
+/// The `Set-Cookie` value that starts a browser session.
+pub fn session_cookie(token: &str) -> String {
+    format!(
+        "{SESSION_COOKIE}={token}; Path=/; Secure; HttpOnly; SameSite=Lax; Max-Age={}",
+        SESSION_IDLE_MS / 1000
+    )
+}
+
+/// The `Set-Cookie` value that ends it.
+pub fn clear_session_cookie() -> String {
+    format!("{SESSION_COOKIE}=; Path=/; Secure; HttpOnly; SameSite=Lax; Max-Age=0")
+}

@@ -1,0 +1,235 @@
+//! Server settings. Flags, environment variables and a TOML file give the same
+//! settings; a flag or variable wins over the file, the file over the default.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+use serde::Deserialize;
+use url::Url;
+
+/// Settings for `svc-server` (serving is the default command).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct ServeArgs {
+    /// Address to listen on [default: 127.0.0.1:8640]
+    #[arg(long, env = "SVC_LISTEN", value_name = "ADDR")]
+    pub listen: Option<SocketAddr>,
+    /// The address people and git use to reach this server [default: http://<listen>]
+    #[arg(long, env = "SVC_BASE_URL", value_name = "URL")]
+    pub base_url: Option<Url>,
+    /// Where repositories and the embedded database live [default: the platform data dir]
+    #[arg(long, env = "SVC_DATA_DIR", value_name = "DIR")]
+    pub data_dir: Option<PathBuf>,
+    /// `postgres://...` selects PostgreSQL [default: SQLite file svc.db in the data dir]
+    #[arg(long, env = "SVC_DATABASE_URL", value_name = "URL")]
+    pub database_url: Option<String>,
+    /// A TOML file with any of these settings
+    #[arg(long, env = "SVC_CONFIG", value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Log lines as text or as JSON objects
+    #[arg(long, env = "SVC_LOG_FORMAT", value_name = "FORMAT")]
+    pub log_format: Option<LogFormat>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum LogFormat {
+    #[default]
+    Text,
+    Json,
+}
+
+/// The TOML file: the same settings, plus the ones that have no flag.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileConfig {
+    listen: Option<SocketAddr>,
+    base_url: Option<Url>,
+    data_dir: Option<PathBuf>,
+    database_url: Option<String>,
+    log_format: Option<LogFormat>,
+    bootstrap_secret: Option<String>,
+    #[serde(default)]
+    login: LoginSettings,
+    oidc: Option<OidcSettings>,
+}
+
+/// Sign-in tuning.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LoginSettings {
+    /// Seconds a device code lives.
+    pub device_expires_in: u64,
+    /// Seconds a device-flow client waits between polls.
+    pub device_interval: u64,
+}
+
+impl Default for LoginSettings {
+    fn default() -> Self {
+        Self {
+            device_expires_in: 900,
+            device_interval: 5,
+        }
+    }
+}
+
+/// An OpenID Connect identity provider.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OidcSettings {
+    pub issuer: Url,
+    pub client_id: String,
+    pub client_secret: String,
+}
+
+/// The resolved settings the server runs with.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub listen: SocketAddr,
+    pub base_url: Url,
+    pub data_dir: PathBuf,
+    pub database_url: String,
+    pub log_format: LogFormat,
+    /// Enables `POST /v1/users`. From `SVC_BOOTSTRAP_SECRET` or the file.
+    pub bootstrap_secret: Option<String>,
+    pub login: LoginSettings,
+    pub oidc: Option<OidcSettings>,
+}
+
+impl Config {
+    /// Resolves flags and environment over the config file over defaults.
+    pub fn resolve(args: &ServeArgs) -> anyhow::Result<Config> {
+        let file = match &args.config {
+            Some(path) => read_file(path)?,
+            None => FileConfig::default(),
+        };
+        let listen = args
+            .listen
+            .or(file.listen)
+            .unwrap_or(([127, 0, 0, 1], 8640).into());
+        let data_dir = match args.data_dir.clone().or(file.data_dir) {
+            Some(dir) => dir,
+            None => directories::ProjectDirs::from("", "", "svc")
+                .context("no home directory to put the data dir in; pass --data-dir")?
+                .data_dir()
+                .to_path_buf(),
+        };
+        let database_url = args
+            .database_url
+            .clone()
+            .or(file.database_url)
+            .unwrap_or_else(|| format!("sqlite://{}", data_dir.join("svc.db").display()));
+        let base_url = args.base_url.clone().or(file.base_url);
+        let bootstrap_secret = std::env::var("SVC_BOOTSTRAP_SECRET")
+            .ok()
+            .or(file.bootstrap_secret)
+            .filter(|s| !s.is_empty());
+        Config {
+            base_url: base_url.unwrap_or_else(|| default_base_url(listen)),
+            listen,
+            data_dir,
+            database_url,
+            log_format: args.log_format.or(file.log_format).unwrap_or_default(),
+            bootstrap_secret,
+            login: file.login,
+            oidc: file.oidc,
+        }
+        .checked()
+    }
+
+    /// Settings for a server on `listen` with everything else at its default; what
+    /// tests and embedders start from.
+    pub fn new(listen: SocketAddr, data_dir: PathBuf, database_url: String) -> Config {
+        Config {
+            base_url: default_base_url(listen),
+            listen,
+            data_dir,
+            database_url,
+            log_format: LogFormat::Text,
+            bootstrap_secret: None,
+            login: LoginSettings::default(),
+            oidc: None,
+        }
+    }
+
+    fn checked(self) -> anyhow::Result<Config> {
+        if !matches!(self.base_url.scheme(), "http" | "https") || self.base_url.host().is_none() {
+            bail!(
+                "--base-url must be an http or https URL with a host, not {}",
+                self.base_url
+            );
+        }
+        if let Some(secret) = &self.bootstrap_secret
+            && secret.len() < 16
+        {
+            bail!("the bootstrap secret must be at least 16 characters long");
+        }
+        Ok(self)
+    }
+
+    /// The base URL with no trailing slash, for building links.
+    pub fn base(&self) -> &str {
+        self.base_url.as_str().trim_end_matches('/')
+    }
+
+    /// The service's own origin, which cookie writes and socket upgrades must carry.
+    pub fn origin(&self) -> String {
+        self.base_url.origin().ascii_serialization()
+    }
+}
+
+fn default_base_url(listen: SocketAddr) -> Url {
+    let host = if listen.ip().is_unspecified() {
+        "localhost".to_owned()
+    } else {
+        listen.to_string()
+    };
+    let host = if listen.ip().is_unspecified() {
+        format!("{host}:{}", listen.port())
+    } else {
+        host
+    };
+    Url::parse(&format!("http://{host}/")).expect("a socket address makes a valid URL")
+}
+
+fn read_file(path: &Path) -> anyhow::Result<FileConfig> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read the config file {}", path.display()))?;
+    toml::from_str(&text).with_context(|| format!("config file {}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_settings_apply_and_flags_win() {
+        let dir = std::env::temp_dir().join(format!("svc-config-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("svc.toml");
+        std::fs::write(
+            &file,
+            "listen = \"127.0.0.1:9000\"\ndata_dir = \"/srv/svc\"\n[login]\ndevice_interval = 1\n",
+        )
+        .unwrap();
+        let args = ServeArgs {
+            config: Some(file.clone()),
+            ..Default::default()
+        };
+        let config = Config::resolve(&args).unwrap();
+        assert_eq!(config.listen.port(), 9000);
+        assert_eq!(config.base_url.as_str(), "http://127.0.0.1:9000/");
+        assert_eq!(config.database_url, "sqlite:///srv/svc/svc.db");
+        assert_eq!(config.login.device_interval, 1);
+        assert_eq!(config.login.device_expires_in, 900);
+
+        let args = ServeArgs {
+            config: Some(file),
+            listen: Some(([0, 0, 0, 0], 1).into()),
+            ..Default::default()
+        };
+        let config = Config::resolve(&args).unwrap();
+        assert_eq!(config.base_url.as_str(), "http://localhost:1/");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+}

@@ -1,0 +1,17 @@
+//! svc-server: monorepo hosting and collaboration.
+
+pub mod accounts;
+pub mod app;
+pub mod auth;
+pub mod config;
+pub mod error;
+pub mod extract;
+pub mod login_rule;
+pub mod oidc;
+pub mod routes;
+pub mod store;
+pub mod token;
+pub mod web;
+
+pub use app::{AppState, launch};
+pub use config::Config;

@@ -1,0 +1,123 @@
+//! `svc-server`: serves the API, the git door and the sign-in pages.
+
+use std::io::BufRead;
+
+use anyhow::{Context, bail};
+use clap::{Parser, Subcommand};
+use svc_server::config::{Config, LogFormat, ServeArgs};
+use svc_server::store::{Store, users};
+
+#[derive(Parser)]
+#[command(
+    name = "svc-server",
+    version,
+    about = "The svc monorepo hosting server"
+)]
+struct Cli {
+    #[command(flatten)]
+    serve: ServeArgs,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Serve (the default when no command is given)
+    Serve,
+    /// Manage users of the built-in local identity provider
+    #[command(subcommand)]
+    User(UserCommand),
+}
+
+#[derive(Subcommand)]
+enum UserCommand {
+    /// Set the password a user signs in with in the browser, read from standard input
+    SetPassword {
+        /// The user's login
+        login: String,
+    },
+}
+
+fn main() -> std::process::ExitCode {
+    let cli = Cli::parse();
+    let result = Config::resolve(&cli.serve).and_then(|config| {
+        init_tracing(config.log_format);
+        let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+        runtime.block_on(run(cli.command.unwrap_or(Command::Serve), config))
+    });
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("svc-server: {err:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(command: Command, config: Config) -> anyhow::Result<()> {
+    match command {
+        Command::Serve => {
+            let listener = tokio::net::TcpListener::bind(config.listen)
+                .await
+                .with_context(|| format!("cannot listen on {}", config.listen))?;
+            svc_server::launch(listener, config, shutdown_signal()).await
+        }
+        Command::User(UserCommand::SetPassword { login }) => set_password(&config, &login).await,
+    }
+}
+
+async fn set_password(config: &Config, login: &str) -> anyhow::Result<()> {
+    std::fs::create_dir_all(&config.data_dir)?;
+    let store = Store::open(&config.database_url).await?;
+    let login = login.to_ascii_lowercase();
+    let mut tx = store.begin().await?;
+    let Some(user) = users::by_login(tx.h(), &login).await? else {
+        bail!("no user has the login {login}");
+    };
+    eprintln!("Type the new password for {login} and press Enter:");
+    let mut password = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut password)
+        .context("cannot read the password")?;
+    let password = password.trim_end_matches(['\r', '\n']);
+    let hash =
+        svc_server::accounts::hash_password(password).map_err(|e| anyhow::anyhow!(e.message))?;
+    users::set_password(tx.h(), &user.id, &hash).await?;
+    tx.commit().await?;
+    store.close().await;
+    eprintln!("Password set for {login}.");
+    Ok(())
+}
+
+fn init_tracing(format: LogFormat) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,sqlx=warn"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    match format {
+        LogFormat::Json => builder.json().init(),
+        LogFormat::Text => builder.init(),
+    }
+}
+
+/// Resolves on ctrl-c or SIGTERM.
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! { () = ctrl_c => {}, () = term => {} }
+    tracing::info!("shutting down");
+}

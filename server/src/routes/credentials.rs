@@ -1,0 +1,94 @@
+//! The caller's credentials: list (never a token), create, revoke.
+
+use axum::extract::State;
+use axum::http::StatusCode;
+use svc_protocol::ApiErrorBody;
+use svc_protocol::user::{
+    CreateCredential, Credential, CredentialKind, CredentialList, NewCredential,
+};
+
+use crate::accounts;
+use crate::app::AppState;
+use crate::auth::Caller;
+use crate::error::{ApiError, ApiResult};
+use crate::extract::{Json, Path};
+use crate::store::{credentials, now_ms, time_of};
+
+/// Longest lifetime a credential may be given: ten years.
+const MAX_EXPIRES_IN: u64 = 10 * 365 * 24 * 3600;
+
+/// The caller's credentials, newest first.
+#[utoipa::path(get, path = "/v1/user/credentials", tag = "credentials",
+    responses((status = 200, body = CredentialList), (status = 401, body = ApiErrorBody)))]
+pub async fn list(
+    State(state): State<AppState>,
+    caller: Caller,
+) -> ApiResult<Json<CredentialList>> {
+    let mut conn = state.store.read().await?;
+    let rows = credentials::list(conn.h(), &caller.user_id).await?;
+    let items = rows
+        .into_iter()
+        .filter_map(|row| {
+            Some(Credential {
+                kind: CredentialKind::parse(&row.kind)?,
+                id: row.id,
+                name: row.name,
+                created_at: time_of(row.created_at),
+                last_used_at: row.last_used_at.map(time_of),
+                expires_at: row.expires_at.map(time_of),
+            })
+        })
+        .collect();
+    Ok(Json(CredentialList { items }))
+}
+
+/// Makes a further credential (a machine or a sandbox); its token is shown once.
+#[utoipa::path(post, path = "/v1/user/credentials", tag = "credentials", request_body = CreateCredential,
+    responses((status = 201, body = NewCredential), (status = 400, body = ApiErrorBody), (status = 401, body = ApiErrorBody)))]
+pub async fn create(
+    State(state): State<AppState>,
+    caller: Caller,
+    Json(body): Json<CreateCredential>,
+) -> ApiResult<(StatusCode, Json<NewCredential>)> {
+    if body.kind == CredentialKind::Browser {
+        return Err(ApiError::bad_request(
+            "bad_request",
+            "kind must be machine or sandbox; browser sessions come from signing in",
+        ));
+    }
+    let name = accounts::check_name(&body.name, "name")?;
+    let expires_at = match body.expires_in {
+        Some(0) => {
+            return Err(ApiError::bad_request(
+                "bad_request",
+                "expires_in must be positive",
+            ));
+        }
+        Some(secs) => {
+            Some(now_ms() + i64::try_from(secs.min(MAX_EXPIRES_IN) * 1000).unwrap_or(i64::MAX))
+        }
+        None => None,
+    };
+    let mut tx = state.store.begin().await?;
+    let credential =
+        accounts::issue_credential(&mut tx, &caller.user_id, &name, body.kind, expires_at).await?;
+    tx.commit().await?;
+    Ok((StatusCode::CREATED, Json(credential)))
+}
+
+/// Revokes one of the caller's credentials; it fails from its next request on.
+#[utoipa::path(delete, path = "/v1/user/credentials/{id}", tag = "credentials",
+    params(("id" = String, Path, description = "credential id")),
+    responses((status = 204), (status = 401, body = ApiErrorBody), (status = 404, body = ApiErrorBody)))]
+pub async fn revoke(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> ApiResult<StatusCode> {
+    let mut tx = state.store.begin().await?;
+    if !credentials::delete(tx.h(), &caller.user_id, &id).await? {
+        return Err(ApiError::not_found("credential"));
+    }
+    tx.commit().await?;
+    Ok(StatusCode::NO_CONTENT)
+}

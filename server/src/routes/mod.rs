@@ -1,0 +1,67 @@
+//! The `/v1` API: one module per resource. Every route is registered through
+//! [`api`], which also builds the OpenAPI document, so the document cannot miss one.
+
+mod credentials;
+mod device;
+mod health;
+mod session;
+mod users;
+
+use std::sync::OnceLock;
+
+use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::{Modify, OpenApi};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use crate::app::AppState;
+
+#[derive(OpenApi)]
+#[openapi(
+    info(title = "svc", description = "Monorepo hosting and collaboration service"),
+    modifiers(&SecuritySchemes),
+    security(("bearer" = []), ("session" = []))
+)]
+struct ApiDoc;
+
+struct SecuritySchemes;
+
+impl Modify for SecuritySchemes {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "bearer",
+            SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()),
+        );
+        components.add_security_scheme(
+            "session",
+            SecurityScheme::ApiKey(ApiKey::Cookie(ApiKeyValue::new(
+                crate::auth::SESSION_COOKIE,
+            ))),
+        );
+    }
+}
+
+/// Every documented route with its handler.
+pub fn api() -> OpenApiRouter<AppState> {
+    OpenApiRouter::with_openapi(ApiDoc::openapi())
+        .routes(routes!(health::healthz))
+        .routes(routes!(health::openapi_json))
+        .routes(routes!(users::create_user))
+        .routes(routes!(users::get_user, users::update_user))
+        .routes(routes!(credentials::list, credentials::create))
+        .routes(routes!(credentials::revoke))
+        .routes(routes!(device::start))
+        .routes(routes!(device::poll))
+        .routes(routes!(device::approve))
+        .routes(routes!(session::browser))
+        .routes(routes!(session::callback))
+        .routes(routes!(session::password))
+        .routes(routes!(session::logout))
+}
+
+/// The OpenAPI document, built once from [`api`].
+pub fn openapi() -> &'static serde_json::Value {
+    static DOC: OnceLock<serde_json::Value> = OnceLock::new();
+    DOC.get_or_init(|| serde_json::to_value(api().into_openapi()).unwrap_or_default())
+}

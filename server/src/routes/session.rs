@@ -1,0 +1,286 @@
+//! Browser sign-in (an OpenID Connect provider, or the built-in local provider's
+//! password) and sign-out. Both end in the session cookie.
+
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Redirect, Response};
+use serde::Deserialize;
+use svc_protocol::ApiErrorBody;
+use svc_protocol::login::{LoggedOut, PasswordLogin};
+use svc_protocol::user::{CredentialKind, User};
+
+use crate::accounts::{self, NewUser};
+use crate::app::AppState;
+use crate::auth::{self, Caller};
+use crate::error::{ApiError, ApiResult};
+use crate::extract::{Json, Query};
+use crate::oidc::Claims;
+use crate::store::{Tx, credentials, login_states, now_ms, users};
+use crate::token;
+
+/// A pending provider sign-in lives ten minutes.
+const LOGIN_STATE_MS: i64 = 10 * 60 * 1000;
+
+/// Verified against when the login is unknown, so both answers take as long.
+fn dummy_hash() -> String {
+    static HASH: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    HASH.get_or_init(|| accounts::hash_password(&token::new_secret()).unwrap_or_default())
+        .clone()
+}
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+pub struct BrowserQuery {
+    /// A path on this host to come back to (else `/`).
+    return_to: Option<String>,
+}
+
+/// Only a path on this host: `/x`, never `//host` or a backslash trick.
+fn safe_return_to(path: Option<&str>) -> String {
+    match path {
+        Some(p)
+            if p.starts_with('/')
+                && !p.starts_with("//")
+                && !p.contains('\\')
+                && !p.chars().any(char::is_control) =>
+        {
+            p.to_owned()
+        }
+        _ => "/".to_owned(),
+    }
+}
+
+fn callback_uri(state: &AppState) -> String {
+    format!("{}/v1/login/callback", state.config.base())
+}
+
+/// Leads to the identity provider's sign-in page (the local password page when no
+/// OpenID Connect provider is configured).
+#[utoipa::path(get, path = "/v1/login/browser", tag = "login", security(()), params(BrowserQuery),
+    responses((status = 303, description = "to the provider's page"), (status = 502, body = ApiErrorBody)))]
+pub async fn browser(
+    State(state): State<AppState>,
+    Query(q): Query<BrowserQuery>,
+) -> ApiResult<Response> {
+    let return_to = safe_return_to(q.return_to.as_deref());
+    let Some(provider) = &state.oidc else {
+        let mut page = url::Url::parse("http://x/login").map_err(ApiError::internal)?;
+        page.query_pairs_mut().append_pair("return_to", &return_to);
+        let target = format!("/login?{}", page.query().unwrap_or_default());
+        return Ok(Redirect::to(&target).into_response());
+    };
+    let row = login_states::LoginState {
+        state: token::new_secret(),
+        nonce: token::new_secret(),
+        pkce_verifier: token::new_secret(),
+        return_to,
+        expires_at: now_ms() + LOGIN_STATE_MS,
+    };
+    let url = provider
+        .authorize_url(
+            &callback_uri(&state),
+            &row.state,
+            &row.nonce,
+            &row.pkce_verifier,
+        )
+        .await
+        .map_err(|e| {
+            ApiError::new(
+                StatusCode::BAD_GATEWAY,
+                "provider_unavailable",
+                e.to_string(),
+            )
+        })?;
+    let mut tx = state.store.begin().await?;
+    login_states::prune(tx.h(), now_ms()).await?;
+    login_states::insert(tx.h(), &row).await?;
+    tx.commit().await?;
+    Ok(Redirect::to(url.as_str()).into_response())
+}
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+pub struct CallbackQuery {
+    code: Option<String>,
+    state: Option<String>,
+    error: Option<String>,
+}
+
+/// The provider returns here: the person is found or created, the session cookie set,
+/// and the browser sent back to `return_to`.
+#[utoipa::path(get, path = "/v1/login/callback", tag = "login", security(()), params(CallbackQuery),
+    responses((status = 303, description = "signed in; back to return_to"),
+        (status = 400, body = ApiErrorBody), (status = 404, body = ApiErrorBody), (status = 502, body = ApiErrorBody)))]
+pub async fn callback(
+    State(state): State<AppState>,
+    Query(q): Query<CallbackQuery>,
+) -> ApiResult<Response> {
+    let Some(provider) = &state.oidc else {
+        return Err(ApiError::not_found("route"));
+    };
+    if let Some(error) = q.error {
+        return Err(ApiError::bad_request(
+            "access_denied",
+            format!("the provider refused the sign-in: {error}"),
+        ));
+    }
+    let (Some(code), Some(login_state)) = (q.code, q.state) else {
+        return Err(ApiError::bad_request(
+            "bad_request",
+            "the callback needs code and state",
+        ));
+    };
+    let pending = {
+        let mut tx = state.store.begin().await?;
+        let pending = login_states::take(tx.h(), &login_state, now_ms()).await?;
+        tx.commit().await?;
+        pending.ok_or_else(|| {
+            ApiError::bad_request(
+                "bad_request",
+                "this sign-in expired or was used; start again",
+            )
+        })?
+    };
+    let claims = provider
+        .exchange(
+            &code,
+            &callback_uri(&state),
+            &pending.pkce_verifier,
+            &pending.nonce,
+        )
+        .await
+        .map_err(|e| ApiError::new(StatusCode::BAD_GATEWAY, "provider_error", e.to_string()))?;
+    let mut tx = state.store.begin().await?;
+    let user = user_for_claims(&mut tx, &claims).await?;
+    let session =
+        accounts::issue_credential(&mut tx, &user.id, "browser", CredentialKind::Browser, None)
+            .await?;
+    tx.commit().await?;
+    tracing::info!(login = %user.login, "signed in with the identity provider");
+    let mut response = Redirect::to(&pending.return_to).into_response();
+    set_cookie(&mut response, &auth::session_cookie(&session.token))?;
+    Ok(response)
+}
+
+/// The person the provider vouched for: known by `(issuer, subject)`, else the user with
+/// that verified email, else a new user whose login derives from the email.
+async fn user_for_claims(tx: &mut Tx, claims: &Claims) -> ApiResult<users::UserRow> {
+    let email = claims.email.as_deref().map(str::to_ascii_lowercase);
+    if let Some(user) = users::by_identity(tx.h(), &claims.iss, &claims.sub).await? {
+        if email.is_some() && (claims.email_verified || user.email == email) {
+            users::set_email(tx.h(), &user.id, email.as_deref(), claims.email_verified).await?;
+        }
+        return Ok(user);
+    }
+    let existing = match &email {
+        Some(e) if claims.email_verified => users::by_email(tx.h(), e).await?,
+        _ => None,
+    };
+    let user = match existing {
+        Some(user) => {
+            users::set_email(tx.h(), &user.id, email.as_deref(), true).await?;
+            user
+        }
+        None => {
+            let derive_from = email.clone().or_else(|| claims.preferred_username.clone());
+            accounts::create_user(
+                tx,
+                NewUser {
+                    login: None,
+                    email: derive_from.as_deref().filter(|_| email.is_some()),
+                    email_verified: claims.email_verified,
+                    name: claims.name.as_deref(),
+                    password_hash: None,
+                },
+            )
+            .await?
+        }
+    };
+    users::link_identity(tx.h(), &claims.iss, &claims.sub, &user.id).await?;
+    Ok(user)
+}
+
+/// Signs in with the built-in local provider's password; sets the session cookie.
+#[utoipa::path(post, path = "/v1/login/password", tag = "login", security(()), request_body = PasswordLogin,
+    responses((status = 200, body = User), (status = 401, body = ApiErrorBody),
+        (status = 403, body = ApiErrorBody, description = "foreign or missing Origin")))]
+pub async fn password(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Json(body): Json<PasswordLogin>,
+) -> ApiResult<Response> {
+    auth::check_origin(&headers, &state)?;
+    let who = body.login.trim().to_ascii_lowercase();
+    let user = {
+        let mut conn = state.store.read().await?;
+        if who.contains('@') {
+            users::by_email(conn.h(), &who).await?
+        } else {
+            users::by_login(conn.h(), &who).await?
+        }
+    };
+    let hash = user.as_ref().and_then(|u| u.password_hash.clone());
+    let password = body.password;
+    let checked = hash.clone().unwrap_or_else(dummy_hash);
+    let matches =
+        tokio::task::spawn_blocking(move || accounts::verify_password(&password, &checked))
+            .await
+            .map_err(ApiError::internal)?;
+    let Some(user) = user.filter(|_| matches && hash.is_some()) else {
+        return Err(ApiError::unauthorized("wrong login or password"));
+    };
+    let mut tx = state.store.begin().await?;
+    let session =
+        accounts::issue_credential(&mut tx, &user.id, "browser", CredentialKind::Browser, None)
+            .await?;
+    tx.commit().await?;
+    let mut response = Json(accounts::user_view(&user)).into_response();
+    set_cookie(&mut response, &auth::session_cookie(&session.token))?;
+    Ok(response)
+}
+
+/// Ends the calling session (or revokes the calling credential) and says where to end
+/// the identity provider's session.
+#[utoipa::path(post, path = "/v1/logout", tag = "login",
+    responses((status = 200, body = LoggedOut), (status = 401, body = ApiErrorBody), (status = 403, body = ApiErrorBody)))]
+pub async fn logout(State(state): State<AppState>, caller: Caller) -> ApiResult<Response> {
+    let mut tx = state.store.begin().await?;
+    credentials::delete(tx.h(), &caller.user_id, &caller.credential_id).await?;
+    tx.commit().await?;
+    let end_session_url = match &state.oidc {
+        Some(provider) if caller.via_cookie => provider.end_session_url().await,
+        _ => None,
+    };
+    let mut response = Json(LoggedOut { end_session_url }).into_response();
+    if caller.via_cookie {
+        set_cookie(&mut response, &auth::clear_session_cookie())?;
+    }
+    Ok(response)
+}
+
+fn set_cookie(response: &mut Response, value: &str) -> ApiResult<()> {
+    let value = HeaderValue::from_str(value).map_err(ApiError::internal)?;
+    response.headers_mut().append(header::SET_COOKIE, value);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn return_to_stays_on_this_host() {
+        assert_eq!(
+            safe_return_to(Some("/login/device?x=1")),
+            "/login/device?x=1"
+        );
+        for bad in [
+            "//evil.example",
+            "https://evil.example",
+            "/\\evil",
+            "evil",
+            "",
+        ] {
+            assert_eq!(safe_return_to(Some(bad)), "/", "{bad}");
+        }
+        assert_eq!(safe_return_to(None), "/");
+    }
+}

@@ -1,0 +1,148 @@
+//! Users: self-hosted bootstrap and the caller's own profile.
+
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use sha2::{Digest, Sha256};
+use subtle::ConstantTimeEq;
+use svc_protocol::ApiErrorBody;
+use svc_protocol::user::{CreateUser, CredentialKind, UpdateUser, User, UserWithCredential};
+
+use crate::accounts::{self, NewUser};
+use crate::app::AppState;
+use crate::auth::{self, Caller};
+use crate::error::{ApiError, ApiResult};
+use crate::extract::Json;
+use crate::store::users;
+
+/// Creates a user on a self-hosted server, with the bootstrap secret as Bearer.
+/// Answers the user and a machine credential (its token shown once).
+#[utoipa::path(post, path = "/v1/users", tag = "users", request_body = CreateUser,
+    security(("bootstrap" = [])),
+    responses(
+        (status = 201, body = UserWithCredential),
+        (status = 401, body = ApiErrorBody, description = "no bootstrap secret sent"),
+        (status = 403, body = ApiErrorBody, description = "wrong bootstrap secret"),
+        (status = 404, body = ApiErrorBody, description = "no bootstrap secret configured"),
+        (status = 409, body = ApiErrorBody, description = "login or email taken")))]
+pub async fn create_user(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Json(body): Json<CreateUser>,
+) -> ApiResult<(StatusCode, Json<UserWithCredential>)> {
+    let Some(secret) = &state.config.bootstrap_secret else {
+        return Err(ApiError::not_found("route"));
+    };
+    let Some(sent) = auth::bearer(&headers) else {
+        return Err(ApiError::unauthorized(
+            "send the bootstrap secret as Authorization: Bearer",
+        ));
+    };
+    let same = Sha256::digest(sent.as_bytes()).ct_eq(&Sha256::digest(secret.as_bytes()));
+    if !bool::from(same) {
+        return Err(ApiError::forbidden(
+            "forbidden",
+            "that is not the bootstrap secret",
+        ));
+    }
+    let email = body.email.trim();
+    if !looks_like_email(email) {
+        return Err(ApiError::bad_request(
+            "bad_email",
+            "email must look like name@host",
+        ));
+    }
+    let password_hash = body
+        .password
+        .as_deref()
+        .map(accounts::hash_password)
+        .transpose()?;
+    let mut tx = state.store.begin().await?;
+    let user = accounts::create_user(
+        &mut tx,
+        NewUser {
+            login: body.login.as_deref(),
+            email: Some(email),
+            email_verified: true,
+            name: body.name.as_deref(),
+            password_hash,
+        },
+    )
+    .await?;
+    let credential = accounts::issue_credential(
+        &mut tx,
+        &user.id,
+        "bootstrap",
+        CredentialKind::Machine,
+        None,
+    )
+    .await?;
+    tx.commit().await?;
+    tracing::info!(login = %user.login, "user created by bootstrap");
+    Ok((
+        StatusCode::CREATED,
+        Json(UserWithCredential {
+            user: accounts::user_view(&user),
+            credential,
+        }),
+    ))
+}
+
+fn looks_like_email(email: &str) -> bool {
+    email.len() <= 254
+        && email.split_once('@').is_some_and(|(local, host)| {
+            !local.is_empty()
+                && host.contains('.')
+                && !host.starts_with('.')
+                && !email.contains(char::is_whitespace)
+        })
+}
+
+/// The caller's own profile.
+#[utoipa::path(get, path = "/v1/user", tag = "users",
+    responses((status = 200, body = User), (status = 401, body = ApiErrorBody)))]
+pub async fn get_user(State(state): State<AppState>, caller: Caller) -> ApiResult<Json<User>> {
+    let mut conn = state.store.read().await?;
+    let user = users::by_id(conn.h(), &caller.user_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("user"))?;
+    Ok(Json(accounts::user_view(&user)))
+}
+
+/// Edits the caller's profile: omitted fields are kept, null clears one.
+#[utoipa::path(patch, path = "/v1/user", tag = "users", request_body = UpdateUser,
+    responses((status = 200, body = User), (status = 400, body = ApiErrorBody), (status = 401, body = ApiErrorBody)))]
+pub async fn update_user(
+    State(state): State<AppState>,
+    caller: Caller,
+    Json(body): Json<UpdateUser>,
+) -> ApiResult<Json<User>> {
+    let mut tx = state.store.begin().await?;
+    let mut user = users::by_id(tx.h(), &caller.user_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("user"))?;
+    if let Some(name) = body.name {
+        user.name = name.map(|n| accounts::check_name(&n, "name")).transpose()?;
+    }
+    if let Some(picture_url) = body.picture_url {
+        user.picture_url = picture_url.map(check_picture_url).transpose()?;
+    }
+    users::update_profile(
+        tx.h(),
+        &user.id,
+        user.name.as_deref(),
+        user.picture_url.as_deref(),
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(Json(accounts::user_view(&user)))
+}
+
+fn check_picture_url(url: String) -> ApiResult<String> {
+    match url::Url::parse(&url) {
+        Ok(u) if u.scheme() == "https" && url.len() <= 2048 => Ok(url),
+        _ => Err(ApiError::bad_request(
+            "bad_request",
+            "picture_url must be an https URL",
+        )),
+    }
+}

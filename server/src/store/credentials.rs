@@ -1,0 +1,84 @@
+//! Credentials: opaque tokens stored only as their SHA-256.
+
+use super::{H, Result, on};
+
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct CredentialRow {
+    pub id: String,
+    pub user_id: String,
+    pub name: String,
+    pub kind: String,
+    pub created_at: i64,
+    pub last_used_at: Option<i64>,
+    pub expires_at: Option<i64>,
+}
+
+/// What authenticating a request needs, in one indexed read.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct TokenMatch {
+    pub id: String,
+    pub user_id: String,
+    pub login: String,
+    pub name: String,
+    pub kind: String,
+    pub token_hash: Vec<u8>,
+    pub last_used_at: Option<i64>,
+    pub created_at: i64,
+    pub expires_at: Option<i64>,
+}
+
+pub async fn insert(h: H<'_>, row: &CredentialRow, token_hash: &[u8]) -> Result<()> {
+    on!(h, c => sqlx::query(
+        "INSERT INTO credentials (id, user_id, name, kind, token_hash, created_at, last_used_at, expires_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+    )
+    .bind(&row.id)
+    .bind(&row.user_id)
+    .bind(&row.name)
+    .bind(&row.kind)
+    .bind(token_hash)
+    .bind(row.created_at)
+    .bind(row.last_used_at)
+    .bind(row.expires_at)
+    .execute(c)
+    .await?
+    .rows_affected());
+    Ok(())
+}
+
+pub async fn by_token_hash(h: H<'_>, token_hash: &[u8]) -> Result<Option<TokenMatch>> {
+    Ok(on!(h, c => sqlx::query_as(
+        "SELECT credentials.id, credentials.user_id, users.login, credentials.name, credentials.kind,
+                credentials.token_hash, credentials.last_used_at, credentials.created_at,
+                credentials.expires_at
+         FROM credentials JOIN users ON users.id = credentials.user_id
+         WHERE credentials.token_hash = $1",
+    )
+    .bind(token_hash)
+    .fetch_optional(c)
+    .await?))
+}
+
+pub async fn touch(h: H<'_>, id: &str, now: i64) -> Result<()> {
+    on!(h, c => sqlx::query("UPDATE credentials SET last_used_at = $2 WHERE id = $1")
+        .bind(id).bind(now).execute(c).await?.rows_affected());
+    Ok(())
+}
+
+/// The user's credentials, newest first (browser sessions included).
+pub async fn list(h: H<'_>, user_id: &str) -> Result<Vec<CredentialRow>> {
+    Ok(on!(h, c => sqlx::query_as(
+        "SELECT id, user_id, name, kind, created_at, last_used_at, expires_at
+         FROM credentials WHERE user_id = $1 ORDER BY created_at DESC, id",
+    )
+    .bind(user_id)
+    .fetch_all(c)
+    .await?))
+}
+
+/// Revokes one of the user's credentials; false when they have none by that id.
+pub async fn delete(h: H<'_>, user_id: &str, id: &str) -> Result<bool> {
+    let done = on!(h, c => sqlx::query("DELETE FROM credentials WHERE id = $1 AND user_id = $2")
+        .bind(id).bind(user_id).execute(c).await?.rows_affected());
+    Ok(done > 0)
+}

@@ -1,0 +1,36 @@
+//! SQLite backend: one file in WAL mode, one writer connection (so write transactions
+//! queue instead of failing with SQLITE_BUSY) and a small pool of readers.
+
+use std::str::FromStr;
+use std::time::Duration;
+
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
+};
+
+use super::Result;
+
+#[derive(Clone)]
+pub struct Pools {
+    pub write: SqlitePool,
+    pub read: SqlitePool,
+}
+
+pub async fn open(url: &str) -> Result<Pools> {
+    let options = SqliteConnectOptions::from_str(url)?
+        .create_if_missing(true)
+        .journal_mode(SqliteJournalMode::Wal)
+        .synchronous(SqliteSynchronous::Normal)
+        .foreign_keys(true)
+        .busy_timeout(Duration::from_secs(10));
+    let write = SqlitePoolOptions::new()
+        .max_connections(1)
+        .connect_with(options.clone())
+        .await?;
+    sqlx::migrate!("./migrations/sqlite").run(&write).await?;
+    let read = SqlitePoolOptions::new()
+        .max_connections(8)
+        .connect_with(options.read_only(true))
+        .await?;
+    Ok(Pools { write, read })
+}

@@ -1,0 +1,121 @@
+//! Users and the namespace table they share with organizations.
+
+use super::{H, Result, on};
+
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct UserRow {
+    pub id: String,
+    pub login: String,
+    pub email: Option<String>,
+    pub email_verified: bool,
+    pub name: Option<String>,
+    pub picture_url: Option<String>,
+    pub password_hash: Option<String>,
+    pub created_at: i64,
+}
+
+const COLUMNS: &str =
+    "id, login, email, email_verified, name, picture_url, password_hash, created_at";
+
+/// Claims the login in the namespace table and creates the user; a taken login or
+/// email fails with a unique violation and writes nothing once the caller rolls back.
+pub async fn insert(h: H<'_>, user: &UserRow) -> Result<()> {
+    on!(h, c => {
+        sqlx::query("INSERT INTO namespaces (login, kind, created_at) VALUES ($1, 'user', $2)")
+            .bind(&user.login)
+            .bind(user.created_at)
+            .execute(&mut *c)
+            .await?;
+        sqlx::query(
+            "INSERT INTO users (id, login, email, email_verified, name, picture_url, password_hash, created_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+        )
+        .bind(&user.id)
+        .bind(&user.login)
+        .bind(&user.email)
+        .bind(user.email_verified)
+        .bind(&user.name)
+        .bind(&user.picture_url)
+        .bind(&user.password_hash)
+        .bind(user.created_at)
+        .execute(&mut *c)
+        .await?;
+    });
+    Ok(())
+}
+
+async fn one_by(h: H<'_>, column: &str, value: &str) -> Result<Option<UserRow>> {
+    let sql = format!("SELECT {COLUMNS} FROM users WHERE {column} = $1");
+    Ok(on!(h, c => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(value).fetch_optional(c).await?))
+}
+
+pub async fn by_id(h: H<'_>, id: &str) -> Result<Option<UserRow>> {
+    one_by(h, "id", id).await
+}
+
+pub async fn by_login(h: H<'_>, login: &str) -> Result<Option<UserRow>> {
+    one_by(h, "login", login).await
+}
+
+pub async fn by_email(h: H<'_>, email: &str) -> Result<Option<UserRow>> {
+    one_by(h, "email", email).await
+}
+
+/// The user an identity provider's `(issuer, subject)` signs in as.
+pub async fn by_identity(h: H<'_>, issuer: &str, subject: &str) -> Result<Option<UserRow>> {
+    let sql = format!(
+        "SELECT {} FROM users JOIN identities ON identities.user_id = users.id
+         WHERE identities.issuer = $1 AND identities.subject = $2",
+        COLUMNS
+            .split(", ")
+            .map(|c| format!("users.{c}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    Ok(
+        on!(h, c => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(issuer).bind(subject).fetch_optional(c).await?),
+    )
+}
+
+pub async fn link_identity(h: H<'_>, issuer: &str, subject: &str, user_id: &str) -> Result<()> {
+    on!(h, c => sqlx::query("INSERT INTO identities (issuer, subject, user_id) VALUES ($1, $2, $3)")
+        .bind(issuer).bind(subject).bind(user_id).execute(c).await?.rows_affected());
+    Ok(())
+}
+
+/// Every taken namespace login equal to `base` or starting with `base-`, for deriving
+/// a free login in one read.
+pub async fn logins_like(h: H<'_>, base: &str) -> Result<Vec<String>> {
+    let pattern = format!("{base}-%");
+    Ok(on!(h, c => sqlx::query_scalar(
+        "SELECT login FROM namespaces WHERE login = $1 OR login LIKE $2",
+    )
+    .bind(base)
+    .bind(&pattern)
+    .fetch_all(c)
+    .await?))
+}
+
+pub async fn update_profile(
+    h: H<'_>,
+    id: &str,
+    name: Option<&str>,
+    picture_url: Option<&str>,
+) -> Result<()> {
+    on!(h, c => sqlx::query("UPDATE users SET name = $2, picture_url = $3 WHERE id = $1")
+        .bind(id).bind(name).bind(picture_url).execute(c).await?.rows_affected());
+    Ok(())
+}
+
+pub async fn set_password(h: H<'_>, id: &str, password_hash: &str) -> Result<()> {
+    on!(h, c => sqlx::query("UPDATE users SET password_hash = $2 WHERE id = $1")
+        .bind(id).bind(password_hash).execute(c).await?.rows_affected());
+    Ok(())
+}
+
+/// Records what the identity provider last said of the person's email.
+pub async fn set_email(h: H<'_>, id: &str, email: Option<&str>, verified: bool) -> Result<()> {
+    on!(h, c => sqlx::query("UPDATE users SET email = $2, email_verified = $3 WHERE id = $1")
+        .bind(id).bind(email).bind(verified).execute(c).await?.rows_affected());
+    Ok(())
+}
