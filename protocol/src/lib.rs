@@ -21,3 +21,15 @@ pub struct Health {
 pub mod rfc3339_opt {
     pub use time::serde::rfc3339::option::{deserialize, serialize};
 }
+
+/// A field that may be omitted (kept), `null` (cleared) or set: `Option<Option<T>>`
+/// where serde alone would read `null` as omitted.
+pub mod nullable {
+    use serde::{Deserialize, Deserializer};
+
+    pub fn deserialize<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+        d: D,
+    ) -> Result<Option<Option<T>>, D::Error> {
+        Option::<T>::deserialize(d).map(Some)
+    }
+}

@@ -1,1 +1,185 @@
+//! The end-to-end harness: a real `svc-server` on port 0 over a temp data dir, on
+//! SQLite or, when `SVC_TEST_DATABASE_URL` is set, on a fresh PostgreSQL database.
 
+pub mod fake_oidc;
+pub mod pg;
+
+use std::time::Duration;
+
+use reqwest::{Method, RequestBuilder, Response, StatusCode};
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use svc_protocol::user::UserWithCredential;
+use svc_server::config::{Config, LoginSettings, OidcSettings};
+use tokio::sync::oneshot;
+
+/// The bootstrap secret every test server is started with.
+pub const BOOTSTRAP_SECRET: &str = "test-bootstrap-secret-0123456789";
+
+/// A running server and an HTTP client for it.
+pub struct TestApp {
+    pub base: String,
+    pub client: reqwest::Client,
+    pub data_dir: tempfile::TempDir,
+    shutdown: Option<oneshot::Sender<()>>,
+    server: Option<tokio::task::JoinHandle<anyhow::Result<()>>>,
+    _database: Option<pg::TempDatabase>,
+}
+
+/// Settings a test may change before the server starts.
+pub struct TestAppBuilder {
+    bootstrap_secret: Option<String>,
+    login: LoginSettings,
+    oidc: Option<OidcSettings>,
+}
+
+impl TestAppBuilder {
+    /// Starts without a bootstrap secret (`POST /v1/users` then answers 404).
+    pub fn without_bootstrap(mut self) -> Self {
+        self.bootstrap_secret = None;
+        self
+    }
+
+    /// Device codes live `expires_in` seconds and clients poll every `interval`.
+    pub fn device_flow(mut self, expires_in: u64, interval: u64) -> Self {
+        self.login = LoginSettings { device_expires_in: expires_in, device_interval: interval };
+        self
+    }
+
+    pub fn oidc(mut self, settings: OidcSettings) -> Self {
+        self.oidc = Some(settings);
+        self
+    }
+
+    pub async fn start(self) -> TestApp {
+        svc_server::app::install_crypto_provider();
+        let data_dir = tempfile::tempdir().expect("temp dir");
+        let (database_url, database) = match pg::TempDatabase::create_if_configured().await {
+            Some(db) => (db.url.clone(), Some(db)),
+            None => (format!("sqlite://{}", data_dir.path().join("svc.db").display()), None),
+        };
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let addr = listener.local_addr().expect("local addr");
+        let mut config = Config::new(addr, data_dir.path().to_path_buf(), database_url);
+        config.bootstrap_secret = self.bootstrap_secret;
+        config.login = self.login;
+        config.oidc = self.oidc;
+        let (tx, rx) = oneshot::channel();
+        let server = tokio::spawn(svc_server::launch(listener, config, async {
+            let _ = rx.await;
+        }));
+        let app = TestApp {
+            base: format!("http://{addr}"),
+            client: client(),
+            data_dir,
+            shutdown: Some(tx),
+            server: Some(server),
+            _database: database,
+        };
+        app.wait_ready().await;
+        app
+    }
+}
+
+/// An HTTP client that never follows redirects, so tests see each hop.
+pub fn client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .timeout(Duration::from_secs(30))
+        .build()
+        .expect("client")
+}
+
+impl TestApp {
+    pub fn builder() -> TestAppBuilder {
+        TestAppBuilder {
+            bootstrap_secret: Some(BOOTSTRAP_SECRET.to_owned()),
+            login: LoginSettings::default(),
+            oidc: None,
+        }
+    }
+
+    /// A server with the default settings and a bootstrap secret.
+    pub async fn start() -> TestApp {
+        Self::builder().start().await
+    }
+
+    async fn wait_ready(&self) {
+        for _ in 0..300 {
+            if let Ok(r) = self.client.get(self.url("/healthz")).send().await
+                && r.status().is_success()
+            {
+                return;
+            }
+            if self.server.as_ref().is_some_and(|s| s.is_finished()) {
+                panic!("svc-server exited before it was ready");
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        panic!("svc-server did not answer /healthz");
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    /// The service's own origin, for cookie writes.
+    pub fn origin(&self) -> &str {
+        &self.base
+    }
+
+    pub fn request(&self, method: Method, path: &str) -> RequestBuilder {
+        self.client.request(method, self.url(path))
+    }
+
+    /// A request with a Bearer credential.
+    pub fn as_user(&self, method: Method, path: &str, token: &str) -> RequestBuilder {
+        self.request(method, path).bearer_auth(token)
+    }
+
+    /// Creates a user through bootstrap; answers the user and its first credential.
+    pub async fn bootstrap(&self, body: Value) -> UserWithCredential {
+        let r = self
+            .request(Method::POST, "/v1/users")
+            .bearer_auth(BOOTSTRAP_SECRET)
+            .json(&body)
+            .send()
+            .await
+            .expect("bootstrap request");
+        expect_json(r, StatusCode::CREATED).await
+    }
+
+    /// Stops the server gracefully and waits for it.
+    pub async fn stop(mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        if let Some(server) = self.server.take() {
+            server.await.expect("server task").expect("server result");
+        }
+    }
+}
+
+impl Drop for TestApp {
+    fn drop(&mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+    }
+}
+
+/// Asserts the status and decodes the JSON body, showing the body when either fails.
+pub async fn expect_json<T: DeserializeOwned>(r: Response, status: StatusCode) -> T {
+    let got = r.status();
+    let text = r.text().await.expect("body");
+    assert_eq!(got, status, "unexpected status; body: {text}");
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("bad JSON ({e}): {text}"))
+}
+
+/// Asserts an error answer: its status and its `error.code`, in the error shape.
+pub async fn expect_error(r: Response, status: StatusCode, code: &str) -> Value {
+    let body: Value = expect_json(r, status).await;
+    assert_eq!(body["error"]["code"], code, "body: {body}");
+    assert!(body["error"]["message"].as_str().is_some_and(|m| !m.is_empty()), "body: {body}");
+    body
+}
