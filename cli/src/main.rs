@@ -1,1 +1,18 @@
-fn main() {}
+//! `svc`: the command line for svc monorepos.
+
+mod commands;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let cli = commands::Cli::parse();
+    match commands::run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("svc: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

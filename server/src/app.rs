@@ -14,7 +14,7 @@ use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::request_id::{
     MakeRequestId, PropagateRequestIdLayer, RequestId, SetRequestIdLayer,
 };
-use tower_http::trace::TraceLayer;
+use tower_http::trace::{DefaultOnResponse, TraceLayer};
 
 use crate::config::Config;
 use crate::error::ApiError;
@@ -99,7 +99,8 @@ pub fn router(state: AppState) -> Router {
                     .and_then(|v| v.to_str().ok())
                     .unwrap_or("-");
                 tracing::info_span!("request", id, method = %req.method(), path = %req.uri().path())
-            }),
+            })
+            .on_response(DefaultOnResponse::new().level(tracing::Level::INFO)),
         )
         .layer(PropagateRequestIdLayer::x_request_id())
         .layer(SetRequestIdLayer::x_request_id(RequestIds::default()))

@@ -24,6 +24,12 @@ struct Cli {
 enum Command {
     /// Serve (the default when no command is given)
     Serve,
+    /// Create the first user (unless that email already has one), print its credential, then serve
+    Quickstart {
+        /// The first user's email; the login derives from it
+        #[arg(long)]
+        email: String,
+    },
     /// Manage users of the built-in local identity provider
     #[command(subcommand)]
     User(UserCommand),
@@ -62,8 +68,60 @@ async fn run(command: Command, config: Config) -> anyhow::Result<()> {
                 .with_context(|| format!("cannot listen on {}", config.listen))?;
             svc_server::launch(listener, config, shutdown_signal()).await
         }
+        Command::Quickstart { email } => {
+            first_user(&config, &email).await?;
+            Box::pin(run(Command::Serve, config)).await
+        }
         Command::User(UserCommand::SetPassword { login }) => set_password(&config, &login).await,
     }
+}
+
+/// Makes the user for `email` with a machine credential and prints it, once.
+async fn first_user(config: &Config, email: &str) -> anyhow::Result<()> {
+    use svc_protocol::user::CredentialKind;
+    use svc_server::accounts::{self, NewUser};
+    std::fs::create_dir_all(&config.data_dir)?;
+    let store = Store::open(&config.database_url).await?;
+    let mut tx = store.begin().await?;
+    if let Some(user) = users::by_email(tx.h(), &email.to_ascii_lowercase()).await? {
+        println!(
+            "User {} exists already; sign a machine in with: svc login --server {}",
+            user.login,
+            config.base()
+        );
+        return Ok(());
+    }
+    let new = NewUser {
+        login: None,
+        email: Some(email),
+        email_verified: true,
+        name: None,
+        password_hash: None,
+    };
+    let user = accounts::create_user(&mut tx, new)
+        .await
+        .map_err(|e| anyhow::anyhow!(e.message))?;
+    let credential = accounts::issue_credential(
+        &mut tx,
+        &user.id,
+        "quickstart",
+        CredentialKind::Machine,
+        None,
+    )
+    .await?;
+    tx.commit().await?;
+    store.close().await;
+    println!("Created user {} <{email}> on {}", user.login, config.base());
+    println!(
+        "Credential (shown once; keep it secret): {}",
+        credential.token
+    );
+    println!(
+        "Try it: curl -H 'Authorization: Bearer {}' {}/v1/user",
+        credential.token,
+        config.base()
+    );
+    Ok(())
 }
 
 async fn set_password(config: &Config, login: &str) -> anyhow::Result<()> {

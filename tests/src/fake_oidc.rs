@@ -42,9 +42,14 @@ pub struct FakeOidc {
 
 impl FakeOidc {
     pub async fn start() -> FakeOidc {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
         let issuer = format!("http://{}", listener.local_addr().expect("addr"));
-        let fake = FakeOidc { issuer, inner: Arc::default() };
+        let fake = FakeOidc {
+            issuer,
+            inner: Arc::default(),
+        };
         let app = Router::new()
             .route("/.well-known/openid-configuration", get(discovery))
             .route("/authorize", get(authorize))
@@ -78,14 +83,22 @@ async fn discovery(State(f): State<FakeOidc>) -> Json<Value> {
     }))
 }
 
-async fn authorize(State(f): State<FakeOidc>, Query(q): Query<HashMap<String, String>>) -> Response {
+async fn authorize(
+    State(f): State<FakeOidc>,
+    Query(q): Query<HashMap<String, String>>,
+) -> Response {
     let ok = q.get("client_id").map(String::as_str) == Some(CLIENT_ID)
         && q.get("response_type").map(String::as_str) == Some("code")
         && q.get("code_challenge_method").map(String::as_str) == Some("S256")
-        && q.get("scope").is_some_and(|s| s.split(' ').any(|x| x == "openid"));
-    let (Some(redirect_uri), Some(state), Some(nonce), Some(challenge), true) =
-        (q.get("redirect_uri"), q.get("state"), q.get("nonce"), q.get("code_challenge"), ok)
-    else {
+        && q.get("scope")
+            .is_some_and(|s| s.split(' ').any(|x| x == "openid"));
+    let (Some(redirect_uri), Some(state), Some(nonce), Some(challenge), true) = (
+        q.get("redirect_uri"),
+        q.get("state"),
+        q.get("nonce"),
+        q.get("code_challenge"),
+        ok,
+    ) else {
         return (StatusCode::BAD_REQUEST, "bad authorize request").into_response();
     };
     let mut inner = f.inner.lock().expect("lock");
@@ -93,27 +106,54 @@ async fn authorize(State(f): State<FakeOidc>, Query(q): Query<HashMap<String, St
         return (StatusCode::FORBIDDEN, "nobody at the browser").into_response();
     };
     let code = format!("code-{}", inner.codes.len());
-    inner.codes.insert(code.clone(), (person, nonce.clone(), challenge.clone(), redirect_uri.clone()));
+    inner.codes.insert(
+        code.clone(),
+        (
+            person,
+            nonce.clone(),
+            challenge.clone(),
+            redirect_uri.clone(),
+        ),
+    );
     Redirect::to(&format!("{redirect_uri}?code={code}&state={state}")).into_response()
 }
 
-async fn token(State(f): State<FakeOidc>, headers: HeaderMap, Form(form): Form<HashMap<String, String>>) -> Response {
+async fn token(
+    State(f): State<FakeOidc>,
+    headers: HeaderMap,
+    Form(form): Form<HashMap<String, String>>,
+) -> Response {
     let expected = format!(
         "Basic {}",
         STANDARD.encode(format!("{}:{}", enc(CLIENT_ID), enc(CLIENT_SECRET)))
     );
     if headers.get("authorization").and_then(|v| v.to_str().ok()) != Some(expected.as_str()) {
-        return (StatusCode::UNAUTHORIZED, Json(json!({"error": "invalid_client"}))).into_response();
+        return (
+            StatusCode::UNAUTHORIZED,
+            Json(json!({"error": "invalid_client"})),
+        )
+            .into_response();
     }
-    let Some(entry) = form.get("code").and_then(|c| f.inner.lock().expect("lock").codes.remove(c)) else {
-        return (StatusCode::BAD_REQUEST, Json(json!({"error": "invalid_grant"}))).into_response();
+    let Some(entry) = form
+        .get("code")
+        .and_then(|c| f.inner.lock().expect("lock").codes.remove(c))
+    else {
+        return (
+            StatusCode::BAD_REQUEST,
+            Json(json!({"error": "invalid_grant"})),
+        )
+            .into_response();
     };
     let (person, nonce, challenge, redirect_uri) = entry;
     let verifier = form.get("code_verifier").cloned().unwrap_or_default();
     if URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes())) != challenge
         || form.get("redirect_uri") != Some(&redirect_uri)
     {
-        return (StatusCode::BAD_REQUEST, Json(json!({"error": "invalid_grant"}))).into_response();
+        return (
+            StatusCode::BAD_REQUEST,
+            Json(json!({"error": "invalid_grant"})),
+        )
+            .into_response();
     }
     let exp = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

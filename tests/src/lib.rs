@@ -42,7 +42,10 @@ impl TestAppBuilder {
 
     /// Device codes live `expires_in` seconds and clients poll every `interval`.
     pub fn device_flow(mut self, expires_in: u64, interval: u64) -> Self {
-        self.login = LoginSettings { device_expires_in: expires_in, device_interval: interval };
+        self.login = LoginSettings {
+            device_expires_in: expires_in,
+            device_interval: interval,
+        };
         self
     }
 
@@ -56,9 +59,14 @@ impl TestAppBuilder {
         let data_dir = tempfile::tempdir().expect("temp dir");
         let (database_url, database) = match pg::TempDatabase::create_if_configured().await {
             Some(db) => (db.url.clone(), Some(db)),
-            None => (format!("sqlite://{}", data_dir.path().join("svc.db").display()), None),
+            None => (
+                format!("sqlite://{}", data_dir.path().join("svc.db").display()),
+                None,
+            ),
         };
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
         let addr = listener.local_addr().expect("local addr");
         let mut config = Config::new(addr, data_dir.path().to_path_buf(), database_url);
         config.bootstrap_secret = self.bootstrap_secret;
@@ -83,6 +91,7 @@ impl TestAppBuilder {
 
 /// An HTTP client that never follows redirects, so tests see each hop.
 pub fn client() -> reqwest::Client {
+    svc_server::app::install_crypto_provider();
     reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .timeout(Duration::from_secs(30))
@@ -180,6 +189,37 @@ pub async fn expect_json<T: DeserializeOwned>(r: Response, status: StatusCode) -
 pub async fn expect_error(r: Response, status: StatusCode, code: &str) -> Value {
     let body: Value = expect_json(r, status).await;
     assert_eq!(body["error"]["code"], code, "body: {body}");
-    assert!(body["error"]["message"].as_str().is_some_and(|m| !m.is_empty()), "body: {body}");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .is_some_and(|m| !m.is_empty()),
+        "body: {body}"
+    );
     body
+}
+
+/// A binary of the workspace (`svc`, `svc-server`), built beside the test binaries.
+pub fn workspace_bin(name: &str) -> std::path::PathBuf {
+    let exe = std::env::current_exe().expect("test binary path");
+    let dir = exe
+        .parent()
+        .and_then(|deps| deps.parent())
+        .expect("target dir");
+    let bin = dir.join(name);
+    assert!(
+        bin.exists(),
+        "{} is missing: run `cargo build --workspace` first",
+        bin.display()
+    );
+    bin
+}
+
+/// A child process killed when the test ends, pass or fail, so no server outlives it.
+pub struct KillOnDrop(pub std::process::Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
 }

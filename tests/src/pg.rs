@@ -11,7 +11,9 @@ pub struct TempDatabase {
 impl TempDatabase {
     /// A fresh database on `SVC_TEST_DATABASE_URL`'s server, or `None` when unset.
     pub async fn create_if_configured() -> Option<TempDatabase> {
-        let admin_url = std::env::var("SVC_TEST_DATABASE_URL").ok().filter(|u| !u.is_empty())?;
+        let admin_url = std::env::var("SVC_TEST_DATABASE_URL")
+            .ok()
+            .filter(|u| !u.is_empty())?;
         let name = format!("svc_test_{}", svc_server::token::new_id("").to_lowercase());
         let mut conn = PgConnection::connect(&admin_url)
             .await
@@ -21,7 +23,11 @@ impl TempDatabase {
             .expect("create test database");
         let mut url = url::Url::parse(&admin_url).expect("SVC_TEST_DATABASE_URL is a URL");
         url.set_path(&name);
-        Some(TempDatabase { url: url.into(), admin_url, name })
+        Some(TempDatabase {
+            url: url.into(),
+            admin_url,
+            name,
+        })
     }
 }
 
@@ -31,12 +37,17 @@ impl Drop for TempDatabase {
         // Drop runs inside the test's runtime, which cannot be blocked on: a thread with
         // its own runtime drops the database.
         let dropper = std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().ok()?;
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .ok()?;
             runtime.block_on(async {
                 let mut conn = PgConnection::connect(&admin_url).await.ok()?;
-                conn.execute(sqlx::AssertSqlSafe(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")))
-                    .await
-                    .ok()
+                conn.execute(sqlx::AssertSqlSafe(format!(
+                    "DROP DATABASE IF EXISTS {name} WITH (FORCE)"
+                )))
+                .await
+                .ok()
             })
         });
         let _ = dropper.join();

@@ -1,5 +1,7 @@
 //! Bootstrap, the Login rule and the credential lifecycle.
 
+#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
+
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use svc_protocol::user::{CredentialList, NewCredential, User};
@@ -8,25 +10,49 @@ use svc_tests::{BOOTSTRAP_SECRET, TestApp, expect_error, expect_json};
 #[tokio::test]
 async fn bootstrap_needs_the_configured_secret() {
     let closed = TestApp::builder().without_bootstrap().start().await;
-    let r = closed.request(Method::POST, "/v1/users").bearer_auth(BOOTSTRAP_SECRET)
-        .json(&json!({"email": "a@example.com"})).send().await.unwrap();
+    let r = closed
+        .request(Method::POST, "/v1/users")
+        .bearer_auth(BOOTSTRAP_SECRET)
+        .json(&json!({"email": "a@example.com"}))
+        .send()
+        .await
+        .unwrap();
     expect_error(r, StatusCode::NOT_FOUND, "not_found").await;
 
     let app = TestApp::start().await;
     let body = json!({"email": "ada@example.com"});
-    let r = app.request(Method::POST, "/v1/users").json(&body).send().await.unwrap();
+    let r = app
+        .request(Method::POST, "/v1/users")
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
     expect_error(r, StatusCode::UNAUTHORIZED, "unauthorized").await;
-    let r = app.request(Method::POST, "/v1/users").bearer_auth("not-the-secret").json(&body).send().await.unwrap();
+    let r = app
+        .request(Method::POST, "/v1/users")
+        .bearer_auth("not-the-secret")
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
     expect_error(r, StatusCode::FORBIDDEN, "forbidden").await;
 
-    let made = app.bootstrap(json!({"email": "Ada.Lovelace@Example.com", "name": "Ada"})).await;
+    let made = app
+        .bootstrap(json!({"email": "Ada.Lovelace@Example.com", "name": "Ada"}))
+        .await;
     assert_eq!(made.user.login, "ada-lovelace");
     assert_eq!(made.user.email.as_deref(), Some("ada.lovelace@example.com"));
     assert_eq!(made.user.name.as_deref(), Some("Ada"));
     assert!(made.credential.token.starts_with("svc_"));
-    assert!(made.credential.token.len() >= 47, "256 random bits need 43 base62 characters");
+    assert!(
+        made.credential.token.len() >= 47,
+        "256 random bits need 43 base62 characters"
+    );
     let me: User = expect_json(
-        app.as_user(Method::GET, "/v1/user", &made.credential.token).send().await.unwrap(),
+        app.as_user(Method::GET, "/v1/user", &made.credential.token)
+            .send()
+            .await
+            .unwrap(),
         StatusCode::OK,
     )
     .await;
@@ -37,18 +63,29 @@ async fn bootstrap_needs_the_configured_secret() {
 async fn logins_follow_the_rule() {
     let app = TestApp::start().await;
     let post = |body: Value| {
-        app.request(Method::POST, "/v1/users").bearer_auth(BOOTSTRAP_SECRET).json(&body).send()
+        app.request(Method::POST, "/v1/users")
+            .bearer_auth(BOOTSTRAP_SECRET)
+            .json(&body)
+            .send()
     };
     // Chosen logins are lowered and checked.
-    let made = app.bootstrap(json!({"login": "GRACE", "email": "g@example.com"})).await;
+    let made = app
+        .bootstrap(json!({"login": "GRACE", "email": "g@example.com"}))
+        .await;
     assert_eq!(made.user.login, "grace");
     for bad in ["-x", "x-", "a--b", "a_b", &"a".repeat(40)] {
-        let r = post(json!({"login": bad, "email": format!("{}@example.com", bad.len())})).await.unwrap();
+        let r = post(json!({"login": bad, "email": format!("{}@example.com", bad.len())}))
+            .await
+            .unwrap();
         expect_error(r, StatusCode::BAD_REQUEST, "bad_login").await;
     }
-    let r = post(json!({"login": "Settings", "email": "s@example.com"})).await.unwrap();
+    let r = post(json!({"login": "Settings", "email": "s@example.com"}))
+        .await
+        .unwrap();
     expect_error(r, StatusCode::BAD_REQUEST, "reserved_name").await;
-    let r = post(json!({"login": "grace", "email": "other@example.com"})).await.unwrap();
+    let r = post(json!({"login": "grace", "email": "other@example.com"}))
+        .await
+        .unwrap();
     expect_error(r, StatusCode::CONFLICT, "namespace_taken").await;
     let r = post(json!({"email": "G@example.com"})).await.unwrap();
     expect_error(r, StatusCode::CONFLICT, "email_taken").await;
@@ -64,7 +101,11 @@ async fn logins_follow_the_rule() {
         ("__@a.example", "user"),
     ];
     for (email, login) in logins {
-        assert_eq!(app.bootstrap(json!({"email": email})).await.user.login, login, "{email}");
+        assert_eq!(
+            app.bootstrap(json!({"email": email})).await.user.login,
+            login,
+            "{email}"
+        );
     }
 }
 
@@ -74,24 +115,46 @@ async fn credentials_are_listed_created_and_revoked() {
     let made = app.bootstrap(json!({"email": "cred@example.com"})).await;
     let token = made.credential.token.clone();
 
-    let r = app.as_user(Method::POST, "/v1/user/credentials", &token)
+    let r = app
+        .as_user(Method::POST, "/v1/user/credentials", &token)
         .json(&json!({"name": "ci sandbox", "kind": "sandbox", "expires_in": 3600}))
-        .send().await.unwrap();
+        .send()
+        .await
+        .unwrap();
     let sandbox: NewCredential = expect_json(r, StatusCode::CREATED).await;
     assert!(sandbox.expires_at.is_some());
-    let r = app.as_user(Method::POST, "/v1/user/credentials", &token)
-        .json(&json!({"name": "x", "kind": "browser"})).send().await.unwrap();
+    let r = app
+        .as_user(Method::POST, "/v1/user/credentials", &token)
+        .json(&json!({"name": "x", "kind": "browser"}))
+        .send()
+        .await
+        .unwrap();
     expect_error(r, StatusCode::BAD_REQUEST, "bad_request").await;
-    let r = app.as_user(Method::POST, "/v1/user/credentials", &token)
-        .json(&json!({"name": "  ", "kind": "machine"})).send().await.unwrap();
+    let r = app
+        .as_user(Method::POST, "/v1/user/credentials", &token)
+        .json(&json!({"name": "  ", "kind": "machine"}))
+        .send()
+        .await
+        .unwrap();
     expect_error(r, StatusCode::BAD_REQUEST, "bad_request").await;
 
     // The new credential works, and its use is recorded.
-    let r = app.as_user(Method::GET, "/v1/user", &sandbox.token).send().await.unwrap();
+    let r = app
+        .as_user(Method::GET, "/v1/user", &sandbox.token)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.status(), StatusCode::OK);
-    let r = app.as_user(Method::GET, "/v1/user/credentials", &token).send().await.unwrap();
+    let r = app
+        .as_user(Method::GET, "/v1/user/credentials", &token)
+        .send()
+        .await
+        .unwrap();
     let text = r.text().await.unwrap();
-    assert!(!text.contains(&sandbox.token) && !text.contains(&token), "a list never shows a token");
+    assert!(
+        !text.contains(&sandbox.token) && !text.contains(&token),
+        "a list never shows a token"
+    );
     let list: CredentialList = serde_json::from_str(&text).unwrap();
     assert_eq!(list.items.len(), 2);
     assert_eq!(list.items[0].id, sandbox.id, "newest first");
@@ -99,26 +162,68 @@ async fn credentials_are_listed_created_and_revoked() {
     assert!(list.items[0].last_used_at.is_some());
 
     // Revoked: its very next request fails.
-    let r = app.as_user(Method::DELETE, &format!("/v1/user/credentials/{}", sandbox.id), &token).send().await.unwrap();
+    let r = app
+        .as_user(
+            Method::DELETE,
+            &format!("/v1/user/credentials/{}", sandbox.id),
+            &token,
+        )
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.status(), StatusCode::NO_CONTENT);
-    let r = app.as_user(Method::GET, "/v1/user", &sandbox.token).send().await.unwrap();
+    let r = app
+        .as_user(Method::GET, "/v1/user", &sandbox.token)
+        .send()
+        .await
+        .unwrap();
     expect_error(r, StatusCode::UNAUTHORIZED, "unauthorized").await;
-    let r = app.as_user(Method::DELETE, &format!("/v1/user/credentials/{}", sandbox.id), &token).send().await.unwrap();
+    let r = app
+        .as_user(
+            Method::DELETE,
+            &format!("/v1/user/credentials/{}", sandbox.id),
+            &token,
+        )
+        .send()
+        .await
+        .unwrap();
     expect_error(r, StatusCode::NOT_FOUND, "not_found").await;
 
     // Another user's credential is not ours to revoke.
     let other = app.bootstrap(json!({"email": "other@example.com"})).await;
-    let r = app.as_user(Method::DELETE, &format!("/v1/user/credentials/{}", other.credential.id), &token)
-        .send().await.unwrap();
+    let r = app
+        .as_user(
+            Method::DELETE,
+            &format!("/v1/user/credentials/{}", other.credential.id),
+            &token,
+        )
+        .send()
+        .await
+        .unwrap();
     expect_error(r, StatusCode::NOT_FOUND, "not_found").await;
-    let r = app.as_user(Method::GET, "/v1/user", &other.credential.token).send().await.unwrap();
+    let r = app
+        .as_user(Method::GET, "/v1/user", &other.credential.token)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.status(), StatusCode::OK);
 
     // Revoking the calling credential itself ends it too.
-    let r = app.as_user(Method::DELETE, &format!("/v1/user/credentials/{}", made.credential.id), &token)
-        .send().await.unwrap();
+    let r = app
+        .as_user(
+            Method::DELETE,
+            &format!("/v1/user/credentials/{}", made.credential.id),
+            &token,
+        )
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.status(), StatusCode::NO_CONTENT);
-    let r = app.as_user(Method::GET, "/v1/user/credentials", &token).send().await.unwrap();
+    let r = app
+        .as_user(Method::GET, "/v1/user/credentials", &token)
+        .send()
+        .await
+        .unwrap();
     expect_error(r, StatusCode::UNAUTHORIZED, "unauthorized").await;
 }
 
@@ -126,14 +231,26 @@ async fn credentials_are_listed_created_and_revoked() {
 async fn expired_credentials_fail_and_junk_tokens_are_refused() {
     let app = TestApp::start().await;
     let made = app.bootstrap(json!({"email": "exp@example.com"})).await;
-    let r = app.as_user(Method::POST, "/v1/user/credentials", &made.credential.token)
-        .json(&json!({"name": "short", "kind": "sandbox", "expires_in": 1})).send().await.unwrap();
+    let r = app
+        .as_user(Method::POST, "/v1/user/credentials", &made.credential.token)
+        .json(&json!({"name": "short", "kind": "sandbox", "expires_in": 1}))
+        .send()
+        .await
+        .unwrap();
     let short: NewCredential = expect_json(r, StatusCode::CREATED).await;
     tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
-    let r = app.as_user(Method::GET, "/v1/user", &short.token).send().await.unwrap();
+    let r = app
+        .as_user(Method::GET, "/v1/user", &short.token)
+        .send()
+        .await
+        .unwrap();
     expect_error(r, StatusCode::UNAUTHORIZED, "unauthorized").await;
     for junk in ["svc_nope", "", "Basic abc", "svc_\u{7f}"] {
-        let r = app.request(Method::GET, "/v1/user").header("authorization", format!("Bearer {junk}")).send().await;
+        let r = app
+            .request(Method::GET, "/v1/user")
+            .header("authorization", format!("Bearer {junk}"))
+            .send()
+            .await;
         if let Ok(r) = r {
             expect_error(r, StatusCode::UNAUTHORIZED, "unauthorized").await;
         }
@@ -143,17 +260,32 @@ async fn expired_credentials_fail_and_junk_tokens_are_refused() {
 #[tokio::test]
 async fn profile_updates() {
     let app = TestApp::start().await;
-    let made = app.bootstrap(json!({"email": "p@example.com", "name": "Old"})).await;
+    let made = app
+        .bootstrap(json!({"email": "p@example.com", "name": "Old"}))
+        .await;
     let t = &made.credential.token;
-    let r = app.as_user(Method::PATCH, "/v1/user", t)
-        .json(&json!({"picture_url": "https://img.example/p.png"})).send().await.unwrap();
+    let r = app
+        .as_user(Method::PATCH, "/v1/user", t)
+        .json(&json!({"picture_url": "https://img.example/p.png"}))
+        .send()
+        .await
+        .unwrap();
     let me: User = expect_json(r, StatusCode::OK).await;
     assert_eq!(me.name.as_deref(), Some("Old"), "omitted fields are kept");
     assert_eq!(me.picture_url.as_deref(), Some("https://img.example/p.png"));
-    let r = app.as_user(Method::PATCH, "/v1/user", t).json(&json!({"name": null})).send().await.unwrap();
+    let r = app
+        .as_user(Method::PATCH, "/v1/user", t)
+        .json(&json!({"name": null}))
+        .send()
+        .await
+        .unwrap();
     let me: User = expect_json(r, StatusCode::OK).await;
     assert_eq!(me.name, None, "null clears");
-    let r = app.as_user(Method::PATCH, "/v1/user", t)
-        .json(&json!({"picture_url": "javascript:alert(1)"})).send().await.unwrap();
+    let r = app
+        .as_user(Method::PATCH, "/v1/user", t)
+        .json(&json!({"picture_url": "javascript:alert(1)"}))
+        .send()
+        .await
+        .unwrap();
     expect_error(r, StatusCode::BAD_REQUEST, "bad_request").await;
 }

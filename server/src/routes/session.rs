@@ -114,7 +114,9 @@ pub async fn callback(
     Query(q): Query<CallbackQuery>,
 ) -> ApiResult<Response> {
     let Some(provider) = &state.oidc else {
-        return Err(ApiError::not_found("route"));
+        return Err(ApiError::not_found(
+            "OpenID Connect provider (none is configured)",
+        ));
     };
     if let Some(error) = q.error {
         return Err(ApiError::bad_request(

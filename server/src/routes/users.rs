@@ -30,7 +30,9 @@ pub async fn create_user(
     Json(body): Json<CreateUser>,
 ) -> ApiResult<(StatusCode, Json<UserWithCredential>)> {
     let Some(secret) = &state.config.bootstrap_secret else {
-        return Err(ApiError::not_found("route"));
+        return Err(ApiError::not_found(
+            "bootstrap (no bootstrap secret is configured)",
+        ));
     };
     let Some(sent) = auth::bearer(&headers) else {
         return Err(ApiError::unauthorized(

@@ -1,0 +1,387 @@
+//! Browser sign-in (the local provider and an OpenID Connect provider), the session
+//! cookie, and the Origin check on its writes.
+
+#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
+
+use reqwest::{Method, Response, StatusCode, header};
+use serde_json::{Value, json};
+use svc_protocol::login::LoggedOut;
+use svc_protocol::user::{CredentialList, User};
+use svc_tests::fake_oidc::{FakeOidc, Person};
+use svc_tests::{TestApp, expect_error, expect_json};
+
+/// The session cookie's `name=value` from a `Set-Cookie`, checking its attributes.
+fn session_from(r: &Response) -> String {
+    let set = r
+        .headers()
+        .get(header::SET_COOKIE)
+        .expect("Set-Cookie")
+        .to_str()
+        .unwrap()
+        .to_owned();
+    for attr in [
+        "Secure",
+        "HttpOnly",
+        "SameSite=Lax",
+        "Path=/",
+        "Max-Age=2592000",
+    ] {
+        assert!(
+            set.split("; ").any(|a| a == attr),
+            "{attr} missing from {set}"
+        );
+    }
+    assert!(!set.contains("Domain="), "host-only: {set}");
+    let pair = set.split(';').next().unwrap().to_owned();
+    assert!(pair.starts_with("__Host-svc_session=svc_"), "{pair}");
+    pair
+}
+
+async fn password_login(app: &TestApp, login: &str, password: &str) -> Response {
+    app.request(Method::POST, "/v1/login/password")
+        .header(header::ORIGIN, app.origin())
+        .json(&json!({"login": login, "password": password}))
+        .send()
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn local_password_sign_in_and_the_origin_check() {
+    let app = TestApp::start().await;
+    let made = app
+        .bootstrap(json!({"email": "web@example.com", "password": "correct horse"}))
+        .await;
+
+    // Signing in is itself a cookie-setting write: a foreign page may not do it.
+    let r = app
+        .request(Method::POST, "/v1/login/password")
+        .header(header::ORIGIN, "https://evil.example")
+        .json(&json!({"login": "web", "password": "correct horse"}))
+        .send()
+        .await
+        .unwrap();
+    expect_error(r, StatusCode::FORBIDDEN, "bad_origin").await;
+    expect_error(
+        password_login(&app, "web", "wrong horse").await,
+        StatusCode::UNAUTHORIZED,
+        "unauthorized",
+    )
+    .await;
+    expect_error(
+        password_login(&app, "nobody", "correct horse").await,
+        StatusCode::UNAUTHORIZED,
+        "unauthorized",
+    )
+    .await;
+
+    let r = password_login(&app, "WEB@example.com", "correct horse").await;
+    let cookie = session_from(&r);
+    let me: User = expect_json(r, StatusCode::OK).await;
+    assert_eq!(me.login, made.user.login);
+
+    // Reads need no Origin; writes and upgrades need ours.
+    let r = app
+        .request(Method::GET, "/v1/user")
+        .header(header::COOKIE, &cookie)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let patch = json!({"name": "Web"});
+    let r = app
+        .request(Method::PATCH, "/v1/user")
+        .header(header::COOKIE, &cookie)
+        .json(&patch)
+        .send()
+        .await
+        .unwrap();
+    expect_error(r, StatusCode::FORBIDDEN, "bad_origin").await;
+    let r = app
+        .request(Method::PATCH, "/v1/user")
+        .header(header::COOKIE, &cookie)
+        .header(header::ORIGIN, "http://127.0.0.1:1")
+        .json(&patch)
+        .send()
+        .await
+        .unwrap();
+    expect_error(r, StatusCode::FORBIDDEN, "bad_origin").await;
+    let r = app
+        .request(Method::GET, "/v1/user")
+        .header(header::COOKIE, &cookie)
+        .header(header::UPGRADE, "websocket")
+        .send()
+        .await
+        .unwrap();
+    expect_error(r, StatusCode::FORBIDDEN, "bad_origin").await;
+    let r = app
+        .request(Method::PATCH, "/v1/user")
+        .header(header::COOKIE, &cookie)
+        .header(header::ORIGIN, app.origin())
+        .json(&patch)
+        .send()
+        .await
+        .unwrap();
+    let me: User = expect_json(r, StatusCode::OK).await;
+    assert_eq!(me.name.as_deref(), Some("Web"));
+
+    // The cookie's credential is a browser session: listed, but never a Bearer token.
+    let session_token = cookie.split_once('=').unwrap().1;
+    let r = app
+        .as_user(Method::GET, "/v1/user", session_token)
+        .send()
+        .await
+        .unwrap();
+    expect_error(r, StatusCode::UNAUTHORIZED, "unauthorized").await;
+    let r = app
+        .as_user(Method::GET, "/v1/user/credentials", &made.credential.token)
+        .send()
+        .await
+        .unwrap();
+    let list: CredentialList = expect_json(r, StatusCode::OK).await;
+    assert!(
+        list.items
+            .iter()
+            .any(|c| c.kind == svc_protocol::user::CredentialKind::Browser)
+    );
+    // Nor does a Bearer credential work as the cookie.
+    let r = app
+        .request(Method::GET, "/v1/user")
+        .header(
+            header::COOKIE,
+            format!("__Host-svc_session={}", made.credential.token),
+        )
+        .send()
+        .await
+        .unwrap();
+    expect_error(r, StatusCode::UNAUTHORIZED, "unauthorized").await;
+
+    // Sign-out ends the session and clears the cookie.
+    let r = app
+        .request(Method::POST, "/v1/logout")
+        .header(header::COOKIE, &cookie)
+        .send()
+        .await
+        .unwrap();
+    expect_error(r, StatusCode::FORBIDDEN, "bad_origin").await;
+    let r = app
+        .request(Method::POST, "/v1/logout")
+        .header(header::COOKIE, &cookie)
+        .header(header::ORIGIN, app.origin())
+        .send()
+        .await
+        .unwrap();
+    let cleared = r
+        .headers()
+        .get(header::SET_COOKIE)
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        cleared.starts_with("__Host-svc_session=;") && cleared.contains("Max-Age=0"),
+        "{cleared}"
+    );
+    let out: LoggedOut = expect_json(r, StatusCode::OK).await;
+    assert_eq!(
+        out.end_session_url, None,
+        "the local provider has no session of its own"
+    );
+    let r = app
+        .request(Method::GET, "/v1/user")
+        .header(header::COOKIE, &cookie)
+        .send()
+        .await
+        .unwrap();
+    expect_error(r, StatusCode::UNAUTHORIZED, "unauthorized").await;
+}
+
+#[tokio::test]
+async fn without_a_provider_the_browser_goes_to_the_password_page() {
+    let app = TestApp::start().await;
+    let r = app
+        .request(Method::GET, "/v1/login/browser?return_to=/login/device")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::SEE_OTHER);
+    assert_eq!(
+        r.headers()[header::LOCATION],
+        "/login?return_to=%2Flogin%2Fdevice"
+    );
+    let r = app
+        .request(Method::GET, "/login?return_to=/login/device")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    assert!(r.text().await.unwrap().contains("/v1/login/password"));
+}
+
+#[tokio::test]
+async fn the_device_page_asks_for_a_session_then_shows_the_code() {
+    let app = TestApp::start().await;
+    app.bootstrap(json!({"email": "page@example.com", "password": "page password"}))
+        .await;
+    let r = app
+        .request(Method::GET, "/login/device?user_code=BCDF-GHJK")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::SEE_OTHER);
+    let to = r.headers()[header::LOCATION].to_str().unwrap().to_owned();
+    assert!(
+        to.starts_with("/v1/login/browser?return_to=%2Flogin%2Fdevice"),
+        "{to}"
+    );
+    let cookie = session_from(&password_login(&app, "page", "page password").await);
+    let r = app
+        .request(Method::GET, "/login/device?user_code=BCDF-GHJK")
+        .header(header::COOKIE, &cookie)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let html = r.text().await.unwrap();
+    assert!(
+        html.contains("BCDF-GHJK")
+            && html.contains("page")
+            && html.contains("/v1/login/device/approve")
+    );
+    let r = app
+        .request(Method::GET, "/login/device?user_code=%3Cscript%3E")
+        .header(header::COOKIE, &cookie)
+        .send()
+        .await
+        .unwrap();
+    assert!(
+        !r.text().await.unwrap().contains("value=\"<script>"),
+        "the code is escaped"
+    );
+}
+
+/// Walks the browser through provider sign-in and answers the final redirect.
+async fn provider_sign_in(app: &TestApp, return_to: &str) -> Response {
+    let r = app
+        .request(
+            Method::GET,
+            &format!("/v1/login/browser?return_to={return_to}"),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::SEE_OTHER, "{:?}", r.text().await);
+    let authorize = r.headers()[header::LOCATION].to_str().unwrap().to_owned();
+    let r = app.client.get(&authorize).send().await.unwrap();
+    assert!(r.status().is_redirection(), "provider said {}", r.status());
+    let callback = r.headers()[header::LOCATION].to_str().unwrap().to_owned();
+    assert!(
+        callback.starts_with(&app.url("/v1/login/callback?")),
+        "{callback}"
+    );
+    app.client.get(&callback).send().await.unwrap()
+}
+
+#[tokio::test]
+async fn openid_connect_sign_in_creates_then_finds_the_person() {
+    let provider = FakeOidc::start().await;
+    let app = TestApp::builder().oidc(provider.settings()).start().await;
+    provider.sign_in_as(Person {
+        sub: "p-1".into(),
+        email: Some("Lin.Ma@Example.com".into()),
+        email_verified: true,
+        name: Some("Lin Ma".into()),
+    });
+    let r = provider_sign_in(&app, "/login/device").await;
+    assert_eq!(r.status(), StatusCode::SEE_OTHER);
+    assert_eq!(r.headers()[header::LOCATION], "/login/device");
+    let cookie = session_from(&r);
+    let r = app
+        .request(Method::GET, "/v1/user")
+        .header(header::COOKIE, &cookie)
+        .send()
+        .await
+        .unwrap();
+    let me: User = expect_json(r, StatusCode::OK).await;
+    assert_eq!(me.login, "lin-ma", "derived from the email's local part");
+    assert_eq!(me.email.as_deref(), Some("lin.ma@example.com"));
+    assert_eq!(me.name.as_deref(), Some("Lin Ma"));
+
+    // The same subject signs in as the same person; a foreign return_to goes home.
+    provider.sign_in_as(Person {
+        sub: "p-1".into(),
+        email: None,
+        email_verified: false,
+        name: None,
+    });
+    let r = provider_sign_in(&app, "https://evil.example/").await;
+    assert_eq!(r.headers()[header::LOCATION], "/");
+    let cookie2 = session_from(&r);
+    let r = app
+        .request(Method::GET, "/v1/user")
+        .header(header::COOKIE, &cookie2)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(expect_json::<User>(r, StatusCode::OK).await.login, "lin-ma");
+
+    // Another subject with an unverified email is someone new; the login moves on.
+    provider.sign_in_as(Person {
+        sub: "p-2".into(),
+        email: Some("lin.ma@other.example".into()),
+        email_verified: false,
+        name: None,
+    });
+    let r = provider_sign_in(&app, "/").await;
+    let cookie3 = session_from(&r);
+    let r = app
+        .request(Method::GET, "/v1/user")
+        .header(header::COOKIE, &cookie3)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        expect_json::<User>(r, StatusCode::OK).await.login,
+        "lin-ma-2"
+    );
+
+    // A state works once.
+    let r = app
+        .request(Method::GET, "/v1/login/callback?code=code-0&state=replayed")
+        .send()
+        .await
+        .unwrap();
+    expect_error(r, StatusCode::BAD_REQUEST, "bad_request").await;
+
+    // Signing out points at the provider's own sign-out.
+    let r = app
+        .request(Method::POST, "/v1/logout")
+        .header(header::COOKIE, &cookie)
+        .header(header::ORIGIN, app.origin())
+        .send()
+        .await
+        .unwrap();
+    let out: LoggedOut = expect_json(r, StatusCode::OK).await;
+    assert!(
+        out.end_session_url
+            .unwrap()
+            .starts_with(&format!("{}/logout", provider.issuer))
+    );
+}
+
+#[tokio::test]
+async fn a_provider_refusal_is_an_error_not_a_session() {
+    let provider = FakeOidc::start().await;
+    let app = TestApp::builder().oidc(provider.settings()).start().await;
+    let r = app
+        .request(
+            Method::GET,
+            "/v1/login/callback?error=access_denied&state=x",
+        )
+        .send()
+        .await
+        .unwrap();
+    assert!(r.headers().get(header::SET_COOKIE).is_none());
+    let body: Value = expect_json(r, StatusCode::BAD_REQUEST).await;
+    assert_eq!(body["error"]["code"], "access_denied");
+}
