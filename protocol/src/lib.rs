@@ -3,6 +3,7 @@
 //!
 //! Times travel as RFC 3339 UTC strings.
 
+pub mod code;
 pub mod error;
 pub mod login;
 pub mod user;

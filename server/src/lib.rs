@@ -6,6 +6,7 @@ pub mod auth;
 pub mod config;
 pub mod error;
 pub mod extract;
+pub mod git;
 pub mod login_rule;
 pub mod oidc;
 pub mod routes;

@@ -1,0 +1,1 @@
+//! Reading code: trees, files, history, last commits and commits.

@@ -1,0 +1,1 @@
+//! Reading code: trees, files, history and last commits.
