@@ -5,7 +5,9 @@
 
 pub mod code;
 pub mod error;
+pub mod event;
 pub mod login;
+pub mod monorepo;
 pub mod user;
 
 pub use error::{ApiErrorBody, ErrorBody};

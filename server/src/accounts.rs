@@ -4,7 +4,7 @@ use svc_protocol::user::{CredentialKind, NewCredential, User};
 
 use crate::error::{ApiError, ApiResult};
 use crate::login_rule::{self, LoginError};
-use crate::store::{self, H, Tx, credentials, now_ms, time_of, users};
+use crate::store::{self, H, Tx, credentials, monorepos, now_ms, time_of, users};
 use crate::token;
 
 /// What is known of a new person.
@@ -65,7 +65,32 @@ pub async fn create_user(tx: &mut Tx, new: NewUser<'_>) -> ApiResult<users::User
             e.into()
         }
     })?;
+    if row.email_verified
+        && let Some(email) = &row.email
+    {
+        accept_invites(tx, &row.id, email).await?;
+    }
     Ok(row)
+}
+
+/// Turns the invites waiting for a verified email into memberships.
+pub async fn accept_invites(tx: &mut Tx, user_id: &str, email: &str) -> store::Result<()> {
+    for invite in monorepos::take_invites_for(tx.h(), email).await? {
+        let current = monorepos::role(tx.h(), &invite.monorepo_id, user_id).await?;
+        if current.as_deref() != Some("owner") {
+            let by = Some(invite.invited_by.as_str());
+            monorepos::put_member(
+                tx.h(),
+                &invite.monorepo_id,
+                user_id,
+                &invite.role,
+                by,
+                now_ms(),
+            )
+            .await?;
+        }
+    }
+    Ok(())
 }
 
 async fn derive_login(h: H<'_>, email: &str) -> store::Result<String> {

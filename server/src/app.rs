@@ -23,12 +23,16 @@ use crate::store::Store;
 
 /// JSON request bodies above this are refused with 413 `too_large`.
 pub const JSON_BODY_LIMIT: usize = 1024 * 1024;
+/// Pushes one server process lets git take at once.
+pub const MAX_CONCURRENT_PUSHES: usize = 16;
 
 #[derive(Clone)]
 pub struct AppState {
     pub store: Store,
     pub config: Arc<Config>,
     pub oidc: Option<Arc<oidc::Provider>>,
+    /// Pushes git may take at once; the rest wait briefly, then are refused as busy.
+    pub push_slots: Arc<tokio::sync::Semaphore>,
 }
 
 /// Serves `listener` until `shutdown` resolves, then drains requests and closes the
@@ -56,7 +60,12 @@ pub async fn launch(
         store: store.clone(),
         config: Arc::new(config),
         oidc,
+        push_slots: Arc::new(tokio::sync::Semaphore::new(MAX_CONCURRENT_PUSHES)),
     };
+    tokio::spawn(crate::git::record::record_all(
+        store.clone(),
+        state.config.data_dir.clone(),
+    ));
     tracing::info!(
         listen = %listener.local_addr()?,
         base_url = %state.config.base_url,
@@ -79,6 +88,7 @@ pub fn install_crypto_provider() {
 pub fn router(state: AppState) -> Router {
     let api: Router<AppState> = crate::routes::api().into();
     api.merge(crate::web::router())
+        .merge(crate::git::door::router())
         .fallback(|| async { ApiError::not_found("route") })
         .method_not_allowed_fallback(|| async {
             ApiError::new(

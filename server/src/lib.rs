@@ -3,15 +3,18 @@
 pub mod accounts;
 pub mod app;
 pub mod auth;
+pub mod authz;
 pub mod config;
 pub mod error;
 pub mod extract;
 pub mod git;
 pub mod login_rule;
+pub mod names;
 pub mod oidc;
 pub mod routes;
 pub mod store;
 pub mod token;
+pub mod views;
 pub mod web;
 
 pub use app::{AppState, launch};

@@ -27,13 +27,28 @@ async fn main() -> anyhow::Result<()> {
         .unwrap_or_else(|| format!("sqlite://{}", dir.join("bench.db").display()));
     let store = Store::open(&url).await?;
     let config = Config::new(([127, 0, 0, 1], 0).into(), dir.clone(), url);
-    let state = AppState { store: store.clone(), config: Arc::new(config), oidc: None };
+    let state = AppState {
+        store: store.clone(),
+        config: Arc::new(config),
+        oidc: None,
+        push_slots: Arc::new(tokio::sync::Semaphore::new(1)),
+    };
 
     let mut tx = store.begin().await?;
     let email = format!("bench-{}@example.com", svc_server::token::new_id(""));
-    let new = NewUser { login: None, email: Some(&email), email_verified: true, name: None, password_hash: None };
-    let user = accounts::create_user(&mut tx, new).await.map_err(|e| anyhow::anyhow!(e.message))?;
-    let credential = accounts::issue_credential(&mut tx, &user.id, "bench", CredentialKind::Machine, None).await?;
+    let new = NewUser {
+        login: None,
+        email: Some(&email),
+        email_verified: true,
+        name: None,
+        password_hash: None,
+    };
+    let user = accounts::create_user(&mut tx, new)
+        .await
+        .map_err(|e| anyhow::anyhow!(e.message))?;
+    let credential =
+        accounts::issue_credential(&mut tx, &user.id, "bench", CredentialKind::Machine, None)
+            .await?;
     tx.commit().await?;
 
     println!("backend: {}", store.backend());
@@ -43,7 +58,10 @@ async fn main() -> anyhow::Result<()> {
     })
     .await;
     let check = time(ROUNDS, || async {
-        auth::authenticate(&state, &credential.token).await.expect("auth").expect("valid");
+        auth::authenticate(&state, &credential.token)
+            .await
+            .expect("auth")
+            .expect("valid");
     })
     .await;
     println!("baseline (one indexed user read): {baseline}");
@@ -65,7 +83,13 @@ struct Timing {
 
 impl std::fmt::Display for Timing {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "mean {:.1} µs, p50 {:.1} µs, p99 {:.1} µs", us(self.mean), us(self.p50), us(self.p99))
+        write!(
+            f,
+            "mean {:.1} µs, p50 {:.1} µs, p99 {:.1} µs",
+            us(self.mean),
+            us(self.p50),
+            us(self.p99)
+        )
     }
 }
 
@@ -90,7 +114,11 @@ where
     }
     let mean = start.elapsed() / rounds;
     samples.sort();
-    Timing { p50: samples[samples.len() / 2], p99: samples[samples.len() * 99 / 100], mean }
+    Timing {
+        p50: samples[samples.len() / 2],
+        p99: samples[samples.len() * 99 / 100],
+        mean,
+    }
 }
 
 fn tempfile_dir() -> anyhow::Result<std::path::PathBuf> {
@@ -116,7 +144,8 @@ fn idle_server_rss(dir: &std::path::Path) -> anyhow::Result<Option<u64>> {
         .stderr(std::process::Stdio::null())
         .spawn()?;
     std::thread::sleep(Duration::from_secs(3));
-    let status = std::fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap_or_default();
+    let status =
+        std::fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap_or_default();
     child.kill()?;
     child.wait()?;
     Ok(status

@@ -1,3 +1,7 @@
 //! The git layer: in-process reads with gix, and the smart-HTTP door.
 
+pub mod door;
+mod pkt;
 pub mod read;
+pub mod record;
+pub mod storage;

@@ -4,6 +4,9 @@
 mod credentials;
 mod device;
 mod health;
+mod members;
+mod monorepos;
+mod repos;
 mod session;
 mod users;
 
@@ -58,6 +61,19 @@ pub fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(session::callback))
         .routes(routes!(session::password))
         .routes(routes!(session::logout))
+        .routes(routes!(monorepos::create, monorepos::list))
+        .routes(routes!(
+            monorepos::get,
+            monorepos::rename,
+            monorepos::delete
+        ))
+        .routes(routes!(members::list))
+        .routes(routes!(members::put, members::remove))
+        .routes(routes!(members::invite, members::list_invites))
+        .routes(routes!(members::revoke_invite))
+        .routes(routes!(repos::list, repos::create))
+        .routes(routes!(repos::get, repos::update))
+        .routes(routes!(repos::heads))
 }
 
 /// The OpenAPI document, built once from [`api`].

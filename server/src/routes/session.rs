@@ -170,6 +170,9 @@ async fn user_for_claims(tx: &mut Tx, claims: &Claims) -> ApiResult<users::UserR
         if email.is_some() && (claims.email_verified || user.email == email) {
             users::set_email(tx.h(), &user.id, email.as_deref(), claims.email_verified).await?;
         }
+        if let (Some(email), true) = (&email, claims.email_verified) {
+            accounts::accept_invites(tx, &user.id, email).await?;
+        }
         return Ok(user);
     }
     let existing = match &email {
@@ -179,6 +182,9 @@ async fn user_for_claims(tx: &mut Tx, claims: &Claims) -> ApiResult<users::UserR
     let user = match existing {
         Some(user) => {
             users::set_email(tx.h(), &user.id, email.as_deref(), true).await?;
+            if let Some(email) = &email {
+                accounts::accept_invites(tx, &user.id, email).await?;
+            }
             user
         }
         None => {

@@ -6,10 +6,14 @@
 //! arm is typed by its own driver. Each backend module owns its connection setup and its
 //! migrations.
 
+pub mod branches;
 pub mod credentials;
 pub mod device;
+pub mod events;
 pub mod login_states;
+pub mod monorepos;
 mod postgres;
+pub mod repos;
 mod sqlite;
 pub mod users;
 
@@ -69,6 +73,16 @@ pub enum Conn {
 pub enum Tx {
     Sqlite(Transaction<'static, Sqlite>),
     Postgres(Transaction<'static, Postgres>),
+}
+
+impl H<'_> {
+    /// Borrows again for one more query, keeping `self` usable afterwards.
+    pub fn reborrow(&mut self) -> H<'_> {
+        match self {
+            H::Sqlite(c) => H::Sqlite(c),
+            H::Postgres(c) => H::Postgres(c),
+        }
+    }
 }
 
 impl Conn {

@@ -1,0 +1,76 @@
+//! Events: every change, with its `seq` in the monorepo's log.
+
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+
+/// Upsert or delete of one row of a client-side collection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum Op {
+    Upsert,
+    Delete,
+}
+
+/// One event of a monorepo's stream.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Event {
+    pub seq: i64,
+    pub kind: String,
+    pub monorepo: String,
+    pub monorepo_id: String,
+    /// The repo it concerns (`meta` for the meta layer), if any.
+    pub repo: Option<String>,
+    pub collection: String,
+    pub key: String,
+    pub op: Op,
+    /// The changed row in its REST shape.
+    pub row: serde_json::Value,
+    /// True when `row` holds stored fields only (branches): refetch for the rest.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub partial: bool,
+    /// For pushes and main moves: the commit before (zeros for a new branch).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub before: Option<String>,
+    /// For pushes and main moves: the new commit (zeros when deleted).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub head: Option<String>,
+    /// Login of who caused it, when known.
+    pub actor: Option<String>,
+    /// The agent (`X-Svc-Agent`) that acted for `actor`, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    #[serde(with = "time::serde::rfc3339")]
+    pub at: OffsetDateTime,
+}
+
+/// The stored fields of a branch, as events carry them (`partial: true`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct BranchRow {
+    pub repo: String,
+    pub name: String,
+    pub head: String,
+    pub author: Option<String>,
+    pub pusher: Option<String>,
+    pub state: String,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    #[serde(with = "time::serde::rfc3339")]
+    pub created_at: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339")]
+    pub pushed_at: OffsetDateTime,
+}
+
+/// The `default_heads` row: a repo's main.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct DefaultHeadRow {
+    pub repo: String,
+    pub default_branch: String,
+    pub default_head: Option<String>,
+}
+
+/// A commit id of all zeros: "no commit" in `before`/`head`.
+pub const ZERO_SHA: &str = "0000000000000000000000000000000000000000";

@@ -1,0 +1,60 @@
+//! Authorization: the one function that decides every access to a monorepo.
+//!
+//! Outsiders get 404, never 403, so a monorepo's existence does not leak. Roles come
+//! from [`role_of`], the single place organization roles will join later.
+
+use svc_protocol::monorepo::Role;
+
+use crate::auth::Caller;
+use crate::error::{ApiError, ApiResult};
+use crate::store::{H, monorepos};
+
+/// What an operation needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Need {
+    /// See code and records, fetch.
+    Read,
+    /// Push, review, post statuses, merge: any member.
+    Write,
+    /// Manage members, invites, settings; rename, transfer, delete.
+    Own,
+}
+
+/// A monorepo the caller may act on, with their role.
+#[derive(Debug, Clone)]
+pub struct Access {
+    pub monorepo: monorepos::MonorepoRow,
+    pub role: Role,
+}
+
+/// The caller's role in a monorepo, if any.
+pub async fn role_of(h: H<'_>, monorepo_id: &str, user_id: &str) -> ApiResult<Option<Role>> {
+    Ok(monorepos::role(h, monorepo_id, user_id)
+        .await?
+        .as_deref()
+        .and_then(Role::parse))
+}
+
+/// Resolves `<owner>/<name>` (an old label too) and checks the caller may do `need`.
+pub async fn monorepo(
+    mut h: H<'_>,
+    caller: &Caller,
+    owner: &str,
+    name: &str,
+    need: Need,
+) -> ApiResult<Access> {
+    let (owner, name) = (owner.to_ascii_lowercase(), name.to_ascii_lowercase());
+    let found = monorepos::by_label(h.reborrow(), &owner, &name).await?;
+    let not_found = || ApiError::not_found("monorepo");
+    let monorepo = found.ok_or_else(not_found)?;
+    let role = role_of(h, &monorepo.id, &caller.user_id)
+        .await?
+        .ok_or_else(not_found)?;
+    if need == Need::Own && role != Role::Owner {
+        return Err(ApiError::forbidden(
+            "forbidden",
+            "only the monorepo's owners may do this",
+        ));
+    }
+    Ok(Access { monorepo, role })
+}

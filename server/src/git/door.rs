@@ -1,0 +1,555 @@
+//! The git door: smart HTTP by spawning `git upload-pack|receive-pack --stateless-rpc`
+//! per request, as Gitea and GitLab do.
+//!
+//! Fetches stream both ways. A push is spooled to a temp file first (never held in
+//! memory), so it can be measured against the 64 MiB limit and checked against the push
+//! rules before git sees it; a refusal is answered in git's own protocol, so the user
+//! reads it as `remote: ...` and `! [remote rejected] ... (reason)`.
+
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{Query, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use base64::Engine;
+use futures_util::StreamExt;
+use serde::Deserialize;
+use svc_protocol::monorepo::MonorepoKind;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::process::Command;
+use tower_http::decompression::RequestDecompressionLayer;
+
+use super::pkt::{self, PushHead};
+use super::record::{self, Actor};
+use super::storage;
+use crate::app::AppState;
+use crate::auth::{self, Caller};
+use crate::authz::{self, Need};
+use crate::error::ApiError;
+use crate::store::repos::{self, RepoRow};
+use crate::views;
+use svc_protocol::user::CredentialKind;
+
+/// A push's request body may not exceed this (after gzip).
+pub const MAX_PUSH_BYTES: u64 = 64 * 1024 * 1024;
+/// Past the limit, the rest of a push is read and dropped up to this much, so the
+/// client still reads the refusal; beyond it the connection is cut.
+const MAX_DRAIN_BYTES: u64 = 1024 * 1024 * 1024;
+/// How long a push waits for a free slot before it is refused as busy.
+const PUSH_SLOT_WAIT: Duration = Duration::from_secs(10);
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/{owner}/{monorepo}/info/refs", get(info_refs_plain))
+        .route(
+            "/{owner}/{monorepo}/git-upload-pack",
+            post(upload_pack_plain),
+        )
+        .route(
+            "/{owner}/{monorepo}/git-receive-pack",
+            post(receive_pack_plain),
+        )
+        .route("/{owner}/{monorepo}/{repo}/info/refs", get(info_refs))
+        .route(
+            "/{owner}/{monorepo}/{repo}/git-upload-pack",
+            post(upload_pack),
+        )
+        .route(
+            "/{owner}/{monorepo}/{repo}/git-receive-pack",
+            post(receive_pack),
+        )
+        .layer(RequestDecompressionLayer::new())
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Service {
+    UploadPack,
+    ReceivePack,
+}
+
+impl Service {
+    fn name(self) -> &'static str {
+        match self {
+            Service::UploadPack => "upload-pack",
+            Service::ReceivePack => "receive-pack",
+        }
+    }
+
+    fn need(self) -> Need {
+        match self {
+            Service::UploadPack => Need::Read,
+            Service::ReceivePack => Need::Write,
+        }
+    }
+}
+
+/// A refusal before git runs: plain text, as git prints it.
+fn text(status: StatusCode, message: &str) -> Response {
+    let mut r = (status, format!("{message}\n")).into_response();
+    if status == StatusCode::UNAUTHORIZED {
+        r.headers_mut().insert(
+            header::WWW_AUTHENTICATE,
+            HeaderValue::from_static("Basic realm=\"svc\""),
+        );
+    }
+    r
+}
+
+/// The credential of a git request: HTTP Basic's password (any user name) or Bearer.
+fn presented(headers: &HeaderMap) -> Option<String> {
+    if let Some(token) = auth::bearer(headers) {
+        return Some(token.to_owned());
+    }
+    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, encoded) = value.split_once(' ')?;
+    if !scheme.eq_ignore_ascii_case("basic") {
+        return None;
+    }
+    let decoded = base64::engine::general_purpose::STANDARD
+        .decode(encoded.trim())
+        .ok()?;
+    let (_, password) = std::str::from_utf8(&decoded).ok()?.split_once(':')?;
+    Some(password.to_owned())
+}
+
+/// Who calls, and the repo they may use for `service`; 401 asks git for credentials,
+/// 404 hides what a caller may not see.
+async fn open(
+    state: &AppState,
+    headers: &HeaderMap,
+    owner: &str,
+    monorepo: &str,
+    repo: Option<&str>,
+    service: Service,
+) -> Result<(Caller, RepoRow), Response> {
+    let unauthorized = || {
+        text(
+            StatusCode::UNAUTHORIZED,
+            "svc: sign in (svc login) or send a credential",
+        )
+    };
+    let token = presented(headers).ok_or_else(unauthorized)?;
+    let caller = match auth::authenticate(state, &token).await {
+        Ok(Some(c)) if c.kind != CredentialKind::Browser => c,
+        Ok(_) => return Err(unauthorized()),
+        Err(e) => return Err(e.into_response()),
+    };
+    let not_found = || text(StatusCode::NOT_FOUND, "svc: repository not found");
+    let (monorepo, plain) = match repo {
+        None => (monorepo.strip_suffix(".git").ok_or_else(not_found)?, true),
+        Some(_) => (monorepo, false),
+    };
+    let resolved = async {
+        let mut conn = state.store.read().await?;
+        let access = authz::monorepo(conn.h(), &caller, owner, monorepo, service.need()).await?;
+        let is_plain = views::kind(&access.monorepo.kind) == MonorepoKind::Repo;
+        let rows = repos::all(conn.h(), &access.monorepo.id).await?;
+        let wanted = repo.map(|r| r.strip_suffix(".git").unwrap_or(r).to_ascii_lowercase());
+        let found = match (&wanted, plain, is_plain) {
+            (None, true, true) => rows.into_iter().next(),
+            (Some(name), false, false) => rows.into_iter().find(|r| &r.name == name),
+            _ => None,
+        };
+        found.ok_or_else(|| ApiError::not_found("repo"))
+    };
+    match resolved.await {
+        Ok(row) => Ok((caller, row)),
+        Err(e) if e.status == StatusCode::NOT_FOUND => Err(not_found()),
+        Err(e) if e.status == StatusCode::FORBIDDEN => {
+            Err(text(StatusCode::FORBIDDEN, "svc: you may not push here"))
+        }
+        Err(e) => Err(e.into_response()),
+    }
+}
+
+/// The `Git-Protocol` header, only when it is plain `key=value` pairs (it becomes an
+/// environment variable of git).
+fn git_protocol(headers: &HeaderMap) -> Option<String> {
+    let value = headers.get("git-protocol")?.to_str().ok()?;
+    let ok = !value.is_empty()
+        && value.len() <= 256
+        && value
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"=:._-,".contains(&b));
+    ok.then(|| value.to_owned())
+}
+
+fn git(service: Service, dir: &std::path::Path, protocol: Option<&str>) -> Command {
+    let mut cmd = Command::new("git");
+    cmd.args([
+        "-c",
+        "core.hooksPath=/dev/null",
+        service.name(),
+        "--stateless-rpc",
+    ])
+    .arg(dir)
+    .env_clear()
+    .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+    .env("GIT_CONFIG_NOSYSTEM", "1")
+    .env("GIT_CONFIG_GLOBAL", "/dev/null")
+    .stdin(Stdio::piped())
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .kill_on_drop(true);
+    if let Some(p) = protocol {
+        cmd.env("GIT_PROTOCOL", p);
+    }
+    cmd
+}
+
+#[derive(Deserialize)]
+struct InfoRefsQuery {
+    service: Option<String>,
+}
+
+async fn info_refs_plain(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    axum::extract::Path((owner, monorepo)): axum::extract::Path<(String, String)>,
+    Query(q): Query<InfoRefsQuery>,
+) -> Response {
+    advertise(
+        &state,
+        &headers,
+        &owner,
+        &monorepo,
+        None,
+        q.service.as_deref(),
+    )
+    .await
+}
+
+async fn info_refs(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    axum::extract::Path((owner, monorepo, repo)): axum::extract::Path<(String, String, String)>,
+    Query(q): Query<InfoRefsQuery>,
+) -> Response {
+    advertise(
+        &state,
+        &headers,
+        &owner,
+        &monorepo,
+        Some(&repo),
+        q.service.as_deref(),
+    )
+    .await
+}
+
+/// `GET .../info/refs?service=...`: the ref advertisement (v0) or capabilities (v2).
+async fn advertise(
+    state: &AppState,
+    headers: &HeaderMap,
+    owner: &str,
+    monorepo: &str,
+    repo: Option<&str>,
+    service: Option<&str>,
+) -> Response {
+    let service = match service {
+        Some("git-upload-pack") => Service::UploadPack,
+        Some("git-receive-pack") => Service::ReceivePack,
+        _ => {
+            return text(
+                StatusCode::FORBIDDEN,
+                "svc: only smart HTTP is served; use git 1.6.6 or later",
+            );
+        }
+    };
+    let (_, row) = match open(state, headers, owner, monorepo, repo, service).await {
+        Ok(found) => found,
+        Err(r) => return r,
+    };
+    let protocol = git_protocol(headers);
+    let dir = storage::repo_dir(&state.config.data_dir, &row.id);
+    let mut cmd = git(service, &dir, protocol.as_deref());
+    cmd.arg("--http-backend-info-refs").stdin(Stdio::null());
+    let out = match cmd.output().await {
+        Ok(out) if out.status.success() => out,
+        Ok(out) => return git_failed(&String::from_utf8_lossy(&out.stderr)),
+        Err(e) => return git_failed(&e.to_string()),
+    };
+    let v2 = service == Service::UploadPack
+        && protocol
+            .as_deref()
+            .is_some_and(|p| p.split(':').any(|kv| kv == "version=2"));
+    let mut body = Vec::with_capacity(out.stdout.len() + 64);
+    if !v2 {
+        body.extend(pkt::line(
+            format!("# service=git-{}\n", service.name()).as_bytes(),
+        ));
+        body.extend_from_slice(pkt::FLUSH);
+    }
+    body.extend(out.stdout);
+    let content_type = format!("application/x-git-{}-advertisement", service.name());
+    (
+        [
+            (header::CONTENT_TYPE, content_type),
+            (header::CACHE_CONTROL, "no-cache".into()),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+fn git_failed(stderr: &str) -> Response {
+    tracing::error!(stderr = stderr.trim(), "git failed at the door");
+    text(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        "svc: the server's git failed; it has been logged",
+    )
+}
+
+async fn upload_pack_plain(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    axum::extract::Path((owner, monorepo)): axum::extract::Path<(String, String)>,
+    body: Body,
+) -> Response {
+    upload(&state, &headers, &owner, &monorepo, None, body).await
+}
+
+async fn upload_pack(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    axum::extract::Path((owner, monorepo, repo)): axum::extract::Path<(String, String, String)>,
+    body: Body,
+) -> Response {
+    upload(&state, &headers, &owner, &monorepo, Some(&repo), body).await
+}
+
+/// `POST .../git-upload-pack`: the request streams into git, the pack streams out.
+async fn upload(
+    state: &AppState,
+    headers: &HeaderMap,
+    owner: &str,
+    monorepo: &str,
+    repo: Option<&str>,
+    body: Body,
+) -> Response {
+    let (_, row) = match open(state, headers, owner, monorepo, repo, Service::UploadPack).await {
+        Ok(found) => found,
+        Err(r) => return r,
+    };
+    let dir = storage::repo_dir(&state.config.data_dir, &row.id);
+    let mut child = match git(Service::UploadPack, &dir, git_protocol(headers).as_deref()).spawn() {
+        Ok(child) => child,
+        Err(e) => return git_failed(&e.to_string()),
+    };
+    let (Some(mut stdin), Some(stdout), Some(stderr)) =
+        (child.stdin.take(), child.stdout.take(), child.stderr.take())
+    else {
+        return git_failed("no pipes to git");
+    };
+    let mut input = body.into_data_stream();
+    tokio::spawn(async move {
+        while let Some(Ok(chunk)) = input.next().await {
+            if stdin.write_all(&chunk).await.is_err() {
+                break;
+            }
+        }
+    });
+    tokio::spawn(async move {
+        let mut err = String::new();
+        let _ = tokio::io::BufReader::new(stderr)
+            .take(64 * 1024)
+            .read_to_string(&mut err)
+            .await;
+        if let Ok(status) = child.wait().await
+            && !status.success()
+            && !err.trim().is_empty()
+        {
+            tracing::warn!(stderr = err.trim(), "upload-pack ended badly");
+        }
+    });
+    let stream = tokio_util::io::ReaderStream::with_capacity(stdout, 64 * 1024);
+    (
+        [
+            (header::CONTENT_TYPE, "application/x-git-upload-pack-result"),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        Body::from_stream(stream),
+    )
+        .into_response()
+}
+
+async fn receive_pack_plain(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    axum::extract::Path((owner, monorepo)): axum::extract::Path<(String, String)>,
+    body: Body,
+) -> Response {
+    receive(&state, &headers, &owner, &monorepo, None, body).await
+}
+
+async fn receive_pack(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    axum::extract::Path((owner, monorepo, repo)): axum::extract::Path<(String, String, String)>,
+    body: Body,
+) -> Response {
+    receive(&state, &headers, &owner, &monorepo, Some(&repo), body).await
+}
+
+fn push_result(body: Vec<u8>) -> Response {
+    (
+        [
+            (
+                header::CONTENT_TYPE,
+                "application/x-git-receive-pack-result",
+            ),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+/// A spooled push, removed from disk when dropped.
+struct Spool(PathBuf);
+
+impl Drop for Spool {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// Writes the body to `spool`; answers false when it is over the limit.
+async fn spool_body(body: Body, path: &std::path::Path) -> std::io::Result<bool> {
+    let mut file = tokio::fs::File::create(path).await?;
+    let mut input = body.into_data_stream();
+    let mut total = 0u64;
+    while let Some(chunk) = input.next().await {
+        let chunk = chunk.map_err(std::io::Error::other)?;
+        total += chunk.len() as u64;
+        if total > MAX_PUSH_BYTES {
+            drop(file);
+            // Read the rest so the client gets to read the refusal.
+            while let Some(Ok(chunk)) = input.next().await {
+                total += chunk.len() as u64;
+                if total > MAX_DRAIN_BYTES {
+                    break;
+                }
+            }
+            return Ok(false);
+        }
+        file.write_all(&chunk).await?;
+    }
+    file.flush().await?;
+    Ok(true)
+}
+
+/// `POST .../git-receive-pack`: spool, check the push rules, let git take it, record.
+async fn receive(
+    state: &AppState,
+    headers: &HeaderMap,
+    owner: &str,
+    monorepo: &str,
+    repo: Option<&str>,
+    body: Body,
+) -> Response {
+    let (caller, row) =
+        match open(state, headers, owner, monorepo, repo, Service::ReceivePack).await {
+            Ok(found) => found,
+            Err(r) => return r,
+        };
+    let tmp = state.config.data_dir.join("tmp");
+    if let Err(e) = tokio::fs::create_dir_all(&tmp).await {
+        return git_failed(&e.to_string());
+    }
+    let spool = Spool(tmp.join(format!("push-{}", crate::token::new_id(""))));
+    let within = match spool_body(body, &spool.0).await {
+        Ok(within) => within,
+        Err(e) => return git_failed(&e.to_string()),
+    };
+    let head = {
+        let path = spool.0.clone();
+        let read = tokio::task::spawn_blocking(move || {
+            std::fs::File::open(path)
+                .ok()
+                .and_then(|f| pkt::read_push_head(std::io::BufReader::new(f)))
+        });
+        match read.await {
+            Ok(Some(head)) => head,
+            _ if !within => PushHead::default(),
+            _ => return text(StatusCode::BAD_REQUEST, "svc: that is not a git push"),
+        }
+    };
+    if !within {
+        return push_result(pkt::refusal(
+            &head,
+            "push over 64 MiB",
+            "svc: this push is over 64 MiB and was refused; nothing landed.\nsvc: push in steps: a few commits at a time (git push origin <commit>:refs/heads/<branch>).",
+        ));
+    }
+    if let Some(refusal) = check_rules(state, &row, &head).await {
+        return push_result(refusal);
+    }
+    let Ok(_slot) =
+        tokio::time::timeout(PUSH_SLOT_WAIT, state.push_slots.clone().acquire_owned()).await
+    else {
+        return push_result(pkt::refusal(
+            &head,
+            "busy, push again",
+            "svc: the server is busy with other pushes; push again in a moment.",
+        ));
+    };
+    let dir = storage::repo_dir(&state.config.data_dir, &row.id);
+    let output = async {
+        let stdin = std::fs::File::open(&spool.0)?;
+        git(Service::ReceivePack, &dir, git_protocol(headers).as_deref())
+            .stdin(stdin)
+            .output()
+            .await
+    };
+    let out = match output.await {
+        Ok(out) => out,
+        Err(e) => return git_failed(&e.to_string()),
+    };
+    if !out.status.success() {
+        tracing::warn!(stderr = %String::from_utf8_lossy(&out.stderr).trim(), "receive-pack failed");
+    }
+    let agent = headers
+        .get("x-svc-agent")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    let actor = Actor {
+        login: Some(caller.login.clone()),
+        agent,
+    };
+    if let Err(e) = record::record(&state.store, &state.config.data_dir, &row.id, &actor).await {
+        // Git has the refs; the next recording (or start-up) brings the DB in line.
+        tracing::error!(repo = %row.id, error = %e, "cannot record a push");
+    }
+    push_result(out.stdout)
+}
+
+/// The push rules: the default branch moves only by merges, once it exists.
+async fn check_rules(state: &AppState, repo: &RepoRow, head: &PushHead) -> Option<Vec<u8>> {
+    let main_ref = format!("refs/heads/{}", repo.default_branch);
+    if !head.updates.iter().any(|u| u.refname == main_ref) {
+        return None;
+    }
+    let dir = storage::repo_dir(&state.config.data_dir, &repo.id);
+    let exists = match record::branch_heads(&dir).await {
+        Ok(heads) => heads.contains_key(&repo.default_branch),
+        Err(e) => {
+            tracing::error!(error = %e, "cannot read refs for the push rules");
+            true
+        }
+    };
+    exists.then(|| {
+        pkt::refusal(
+            head,
+            &format!("{} moves only by merges", repo.default_branch),
+            &format!(
+                "svc: pushes to {0} are refused: push a branch and merge it (svc branch merge).\nsvc: nothing from this push landed.",
+                repo.default_branch
+            ),
+        )
+    })
+}

@@ -1,0 +1,158 @@
+//! Just enough of git's pkt-line format for the door: reading a push's commands and
+//! writing a refusal that git prints as `remote: ...` and `! [remote rejected] ... (reason)`.
+
+use std::io::Read;
+
+/// Largest pkt-line payload (65520 bytes in all, minus the 4-byte length).
+const MAX_PAYLOAD: usize = 65516;
+
+/// One ref update a push asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RefUpdate {
+    pub old: String,
+    pub new: String,
+    pub refname: String,
+}
+
+/// A push request's head: its commands and the client's capabilities.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct PushHead {
+    pub updates: Vec<RefUpdate>,
+    pub capabilities: Vec<String>,
+}
+
+impl PushHead {
+    pub fn has(&self, capability: &str) -> bool {
+        self.capabilities.iter().any(|c| c == capability)
+    }
+
+    fn side_band(&self) -> bool {
+        self.has("side-band-64k") || self.has("side-band")
+    }
+}
+
+/// Reads the commands up to the first flush; `None` when the request is malformed.
+pub fn read_push_head(mut input: impl Read) -> Option<PushHead> {
+    let mut head = PushHead::default();
+    loop {
+        let mut len = [0u8; 4];
+        input.read_exact(&mut len).ok()?;
+        let len = usize::from_str_radix(std::str::from_utf8(&len).ok()?, 16).ok()?;
+        if len == 0 {
+            return Some(head);
+        }
+        let mut line = vec![0u8; len.checked_sub(4)?];
+        input.read_exact(&mut line).ok()?;
+        let line = String::from_utf8(line).ok()?;
+        let line = line.trim_end_matches('\n');
+        let (command, caps) = line.split_once('\0').unwrap_or((line, ""));
+        if head.updates.is_empty() && !caps.is_empty() {
+            head.capabilities = caps
+                .split(' ')
+                .filter(|c| !c.is_empty())
+                .map(str::to_owned)
+                .collect();
+        }
+        if command.starts_with("shallow ") || command.starts_with("push-cert") {
+            continue;
+        }
+        let mut parts = command.splitn(3, ' ');
+        let (old, new, refname) = (parts.next()?, parts.next()?, parts.next()?);
+        head.updates.push(RefUpdate {
+            old: old.into(),
+            new: new.into(),
+            refname: refname.into(),
+        });
+    }
+}
+
+/// One pkt-line around `payload`.
+pub fn line(payload: &[u8]) -> Vec<u8> {
+    let mut out = format!("{:04x}", payload.len() + 4).into_bytes();
+    out.extend_from_slice(payload);
+    out
+}
+
+pub const FLUSH: &[u8] = b"0000";
+
+/// The whole answer refusing a push: `message` shown as `remote:` lines, and every ref
+/// reported `ng` with `reason`. Nothing was written.
+pub fn refusal(head: &PushHead, reason: &str, message: &str) -> Vec<u8> {
+    let mut report = line(b"unpack ok\n");
+    for update in &head.updates {
+        report.extend(line(format!("ng {} {reason}\n", update.refname).as_bytes()));
+    }
+    report.extend_from_slice(FLUSH);
+    if !head.side_band() {
+        return report;
+    }
+    let mut out = Vec::new();
+    for text in message.lines() {
+        let mut payload = vec![2u8];
+        payload.extend_from_slice(format!("{text}\n").as_bytes());
+        out.extend(line(&payload));
+    }
+    for chunk in report.chunks(MAX_PAYLOAD - 1) {
+        let mut payload = vec![1u8];
+        payload.extend_from_slice(chunk);
+        out.extend(line(&payload));
+    }
+    out.extend_from_slice(FLUSH);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_commands_and_capabilities() {
+        let zero = "0".repeat(40);
+        let one = "1".repeat(40);
+        let mut req = line(
+            format!("{zero} {one} refs/heads/main\0report-status side-band-64k agent=git/2\n")
+                .as_bytes(),
+        );
+        req.extend(line(format!("{one} {zero} refs/heads/old\n").as_bytes()));
+        req.extend_from_slice(FLUSH);
+        req.extend_from_slice(b"PACK....");
+        let head = read_push_head(req.as_slice()).unwrap();
+        assert_eq!(head.updates.len(), 2);
+        assert_eq!(
+            head.updates[0],
+            RefUpdate {
+                old: zero.clone(),
+                new: one.clone(),
+                refname: "refs/heads/main".into()
+            }
+        );
+        assert_eq!(head.updates[1].refname, "refs/heads/old");
+        assert!(head.has("report-status") && head.has("side-band-64k") && !head.has("atomic"));
+        assert_eq!(read_push_head(&b"00zz"[..]), None);
+        assert_eq!(read_push_head(&b"0009abc"[..]), None, "truncated");
+    }
+
+    #[test]
+    fn refusal_with_and_without_side_band() {
+        let head = PushHead {
+            updates: vec![RefUpdate {
+                old: "a".into(),
+                new: "b".into(),
+                refname: "refs/heads/main".into(),
+            }],
+            capabilities: vec!["report-status".into()],
+        };
+        let plain = refusal(&head, "main moves by merges", "hello");
+        assert_eq!(
+            plain,
+            b"000eunpack ok\n0026ng refs/heads/main main moves by merges\n0000"
+        );
+        let banded = PushHead {
+            capabilities: vec!["side-band-64k".into()],
+            ..head
+        };
+        let out = refusal(&banded, "r", "hi");
+        assert!(out.starts_with(b"0008\x02hi\n"));
+        assert!(out.ends_with(b"00000000"));
+    }
+}

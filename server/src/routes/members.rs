@@ -1,0 +1,239 @@
+//! Members and invites of a monorepo.
+
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use svc_protocol::ApiErrorBody;
+use svc_protocol::monorepo::{
+    CreateInvite, Invite, InviteAnswer, InviteList, MemberList, PutMember, Role,
+};
+
+use crate::app::AppState;
+use crate::auth::Caller;
+use crate::authz::{self, Need};
+use crate::error::{ApiError, ApiResult};
+use crate::extract::{Json, Path};
+use crate::store::monorepos::{self, InviteRow};
+use crate::store::{H, now_ms, time_of, users};
+use crate::views;
+
+/// Everyone who can open the monorepo, by login.
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/members", tag = "members",
+    params(("owner" = String, Path), ("monorepo" = String, Path)),
+    responses((status = 200, body = MemberList), (status = 404, body = ApiErrorBody)))]
+pub async fn list(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path((owner, name)): Path<(String, String)>,
+) -> ApiResult<Json<MemberList>> {
+    let mut conn = state.store.read().await?;
+    let access = authz::monorepo(conn.h(), &caller, &owner, &name, Need::Read).await?;
+    let rows = monorepos::members(conn.h(), &access.monorepo.id).await?;
+    Ok(Json(MemberList {
+        items: rows.iter().map(views::member).collect(),
+        next_cursor: None,
+    }))
+}
+
+/// Adds someone or changes their role (owners). 409 `last_owner` when no owner would be left.
+#[utoipa::path(put, path = "/v1/monorepos/{owner}/{monorepo}/members/{login}", tag = "members", request_body = PutMember,
+    params(("owner" = String, Path), ("monorepo" = String, Path), ("login" = String, Path)),
+    responses((status = 200, body = svc_protocol::monorepo::Member), (status = 403, body = ApiErrorBody),
+        (status = 404, body = ApiErrorBody), (status = 409, body = ApiErrorBody, description = "last_owner")))]
+pub async fn put(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path((owner, name, login)): Path<(String, String, String)>,
+    Json(body): Json<PutMember>,
+) -> ApiResult<Response> {
+    let mut tx = state.store.begin().await?;
+    let access = authz::monorepo(tx.h(), &caller, &owner, &name, Need::Own).await?;
+    let id = &access.monorepo.id;
+    let user = users::by_login(tx.h(), &login.to_ascii_lowercase())
+        .await?
+        .ok_or_else(|| ApiError::not_found("user"))?;
+    let current = authz::role_of(tx.h(), id, &user.id).await?;
+    if current == Some(Role::Owner) && body.role != Role::Owner {
+        ensure_another_owner(tx.h(), id).await?;
+    }
+    monorepos::put_member(
+        tx.h(),
+        id,
+        &user.id,
+        body.role.as_str(),
+        Some(&caller.login),
+        now_ms(),
+    )
+    .await?;
+    let member = member_of(tx.h(), id, &user.id).await?;
+    tx.commit().await?;
+    Ok(Json(member).into_response())
+}
+
+/// Removes someone's own row (owners, or anyone leaving). 409 `last_owner` for the last owner.
+#[utoipa::path(delete, path = "/v1/monorepos/{owner}/{monorepo}/members/{login}", tag = "members",
+    params(("owner" = String, Path), ("monorepo" = String, Path), ("login" = String, Path)),
+    responses((status = 204), (status = 403, body = ApiErrorBody), (status = 404, body = ApiErrorBody),
+        (status = 409, body = ApiErrorBody, description = "last_owner")))]
+pub async fn remove(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path((owner, name, login)): Path<(String, String, String)>,
+) -> ApiResult<StatusCode> {
+    let login = login.to_ascii_lowercase();
+    let need = if login == caller.login {
+        Need::Read
+    } else {
+        Need::Own
+    };
+    let mut tx = state.store.begin().await?;
+    let access = authz::monorepo(tx.h(), &caller, &owner, &name, need).await?;
+    let id = &access.monorepo.id;
+    let user = users::by_login(tx.h(), &login)
+        .await?
+        .ok_or_else(|| ApiError::not_found("member"))?;
+    match authz::role_of(tx.h(), id, &user.id).await? {
+        None => return Err(ApiError::not_found("member")),
+        Some(Role::Owner) => ensure_another_owner(tx.h(), id).await?,
+        Some(Role::Member) => {}
+    }
+    monorepos::remove_member(tx.h(), id, &user.id).await?;
+    tx.commit().await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+async fn ensure_another_owner(h: H<'_>, monorepo_id: &str) -> ApiResult<()> {
+    if monorepos::count_owners(h, monorepo_id).await? <= 1 {
+        return Err(ApiError::conflict(
+            "last_owner",
+            "this would leave the monorepo without an owner",
+        ));
+    }
+    Ok(())
+}
+
+async fn member_of(
+    h: H<'_>,
+    monorepo_id: &str,
+    user_id: &str,
+) -> ApiResult<svc_protocol::monorepo::Member> {
+    let rows = monorepos::members(h, monorepo_id).await?;
+    let row = rows
+        .iter()
+        .find(|m| m.user_id == user_id)
+        .ok_or_else(|| ApiError::not_found("member"))?;
+    Ok(views::member(row))
+}
+
+/// Invites by email (owners): 200 `added` when someone signed in with that email
+/// before, else 201 `invited`, accepted at that email's first verified sign-in.
+#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/invites", tag = "members", request_body = CreateInvite,
+    params(("owner" = String, Path), ("monorepo" = String, Path)),
+    responses((status = 200, body = InviteAnswer), (status = 201, body = InviteAnswer),
+        (status = 400, body = ApiErrorBody), (status = 403, body = ApiErrorBody), (status = 404, body = ApiErrorBody)))]
+pub async fn invite(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path((owner, name)): Path<(String, String)>,
+    Json(body): Json<CreateInvite>,
+) -> ApiResult<Response> {
+    let email = body.email.trim().to_ascii_lowercase();
+    if !email.contains('@') || email.len() > 254 || email.contains(char::is_whitespace) {
+        return Err(ApiError::bad_request(
+            "bad_email",
+            "email must look like name@host",
+        ));
+    }
+    let role = body.role.unwrap_or(Role::Member);
+    let now = now_ms();
+    let mut tx = state.store.begin().await?;
+    let access = authz::monorepo(tx.h(), &caller, &owner, &name, Need::Own).await?;
+    let id = access.monorepo.id.clone();
+    let known = users::by_email(tx.h(), &email)
+        .await?
+        .filter(|u| u.email_verified);
+    let answer = match known {
+        Some(user) => {
+            let current = authz::role_of(tx.h(), &id, &user.id).await?;
+            let role = current.map_or(role, |r| r.max(role));
+            monorepos::put_member(
+                tx.h(),
+                &id,
+                &user.id,
+                role.as_str(),
+                Some(&caller.login),
+                now,
+            )
+            .await?;
+            (
+                StatusCode::OK,
+                InviteAnswer::Added {
+                    member: member_of(tx.h(), &id, &user.id).await?,
+                },
+            )
+        }
+        None => {
+            let row = InviteRow {
+                monorepo_id: id,
+                email,
+                role: role.as_str().into(),
+                invited_by: caller.login.clone(),
+                created_at: now,
+            };
+            monorepos::put_invite(tx.h(), &row).await?;
+            (
+                StatusCode::CREATED,
+                InviteAnswer::Invited {
+                    invite: invite_view(&row),
+                },
+            )
+        }
+    };
+    tx.commit().await?;
+    Ok((answer.0, Json(answer.1)).into_response())
+}
+
+fn invite_view(row: &InviteRow) -> Invite {
+    Invite {
+        email: row.email.clone(),
+        role: Role::parse(&row.role).unwrap_or(Role::Member),
+        invited_by: row.invited_by.clone(),
+        created_at: time_of(row.created_at),
+    }
+}
+
+/// Pending invites (owners).
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/invites", tag = "members",
+    params(("owner" = String, Path), ("monorepo" = String, Path)),
+    responses((status = 200, body = InviteList), (status = 403, body = ApiErrorBody), (status = 404, body = ApiErrorBody)))]
+pub async fn list_invites(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path((owner, name)): Path<(String, String)>,
+) -> ApiResult<Json<InviteList>> {
+    let mut conn = state.store.read().await?;
+    let access = authz::monorepo(conn.h(), &caller, &owner, &name, Need::Own).await?;
+    let rows = monorepos::invites(conn.h(), &access.monorepo.id).await?;
+    Ok(Json(InviteList {
+        items: rows.iter().map(invite_view).collect(),
+        next_cursor: None,
+    }))
+}
+
+/// Withdraws an invite (owners).
+#[utoipa::path(delete, path = "/v1/monorepos/{owner}/{monorepo}/invites/{email}", tag = "members",
+    params(("owner" = String, Path), ("monorepo" = String, Path), ("email" = String, Path)),
+    responses((status = 204), (status = 403, body = ApiErrorBody), (status = 404, body = ApiErrorBody)))]
+pub async fn revoke_invite(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path((owner, name, email)): Path<(String, String, String)>,
+) -> ApiResult<StatusCode> {
+    let mut tx = state.store.begin().await?;
+    let access = authz::monorepo(tx.h(), &caller, &owner, &name, Need::Own).await?;
+    if !monorepos::revoke_invite(tx.h(), &access.monorepo.id, &email.to_ascii_lowercase()).await? {
+        return Err(ApiError::not_found("invite"));
+    }
+    tx.commit().await?;
+    Ok(StatusCode::NO_CONTENT)
+}

@@ -1,0 +1,310 @@
+//! Monorepos: create, list, get, rename/transfer, delete.
+
+use axum::extract::State;
+use axum::http::StatusCode;
+use serde::Deserialize;
+use svc_protocol::ApiErrorBody;
+use svc_protocol::monorepo::{
+    CreateMonorepo, Monorepo, MonorepoChanged, MonorepoKind, MonorepoList, RenameMonorepo, Role,
+};
+
+use crate::app::AppState;
+use crate::auth::Caller;
+use crate::authz::{self, Need};
+use crate::error::{ApiError, ApiResult};
+use crate::extract::{Json, Path, Query};
+use crate::git::storage;
+use crate::store::monorepos::{self, MonorepoRow};
+use crate::store::repos::{self, RepoRow};
+use crate::store::{H, now_ms, users};
+use crate::{names, token, views};
+
+/// Creates a monorepo (or, with `kind: repo`, a plain repo); the caller becomes owner.
+#[utoipa::path(post, path = "/v1/monorepos", tag = "monorepos", request_body = CreateMonorepo,
+    responses((status = 201, body = MonorepoChanged), (status = 400, body = ApiErrorBody),
+        (status = 403, body = ApiErrorBody, description = "not_your_namespace"),
+        (status = 409, body = ApiErrorBody, description = "monorepo_exists")))]
+pub async fn create(
+    State(state): State<AppState>,
+    caller: Caller,
+    Json(body): Json<CreateMonorepo>,
+) -> ApiResult<(StatusCode, Json<MonorepoChanged>)> {
+    let name = names::monorepo_name(&body.name)?;
+    let owner = body
+        .owner
+        .as_deref()
+        .map_or_else(|| caller.login.clone(), str::to_ascii_lowercase);
+    if owner != caller.login {
+        return Err(ApiError::forbidden(
+            "not_your_namespace",
+            format!("you cannot create monorepos under {owner}"),
+        ));
+    }
+    let now = now_ms();
+    let row = MonorepoRow {
+        id: token::new_id("m_"),
+        owner,
+        name: name.clone(),
+        kind: body.kind.as_str().into(),
+        created_at: now,
+    };
+    let first_repo = RepoRow {
+        id: token::new_id("r_"),
+        monorepo_id: row.id.clone(),
+        name: if body.kind == MonorepoKind::Repo {
+            name
+        } else {
+            "meta".into()
+        },
+        path: ".".into(),
+        is_meta: body.kind == MonorepoKind::Monorepo,
+        default_branch: "main".into(),
+        default_head: None,
+        releases_public: false,
+        created_at: now,
+    };
+    let mut tx = state.store.begin().await?;
+    if monorepos::by_label(tx.h(), &row.owner, &row.name)
+        .await?
+        .is_some_and(|m| m.owner == row.owner && m.name == row.name)
+    {
+        return Err(exists(&row));
+    }
+    let replaced_alias = monorepos::take_alias(tx.h(), &row.owner, &row.name).await?;
+    monorepos::insert(tx.h(), &row).await.map_err(|e| {
+        if e.is_unique_violation() {
+            exists(&row)
+        } else {
+            e.into()
+        }
+    })?;
+    monorepos::put_member(
+        tx.h(),
+        &row.id,
+        &caller.user_id,
+        Role::Owner.as_str(),
+        None,
+        now,
+    )
+    .await?;
+    repos::insert(tx.h(), &first_repo).await?;
+    let dir = storage::repo_dir(&state.config.data_dir, &first_repo.id);
+    storage::init_bare(&dir).await.map_err(ApiError::internal)?;
+    if let Err(e) = tx.commit().await {
+        storage::remove(&dir).await;
+        return Err(e.into());
+    }
+    tracing::info!(monorepo = %row.label(), id = %row.id, "monorepo created");
+    Ok((
+        StatusCode::CREATED,
+        Json(MonorepoChanged {
+            monorepo: views::monorepo(&row, Role::Owner),
+            replaced_alias,
+        }),
+    ))
+}
+
+fn exists(row: &MonorepoRow) -> ApiError {
+    ApiError::conflict("monorepo_exists", format!("{} exists already", row.label()))
+}
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+pub struct ListQuery {
+    /// Only this owner's monorepos.
+    owner: Option<String>,
+    /// Only monorepos of this name, under any owner.
+    name: Option<String>,
+}
+
+/// The caller's monorepos: their own namespace first, then by owner and name.
+#[utoipa::path(get, path = "/v1/monorepos", tag = "monorepos", params(ListQuery),
+    responses((status = 200, body = MonorepoList), (status = 401, body = ApiErrorBody)))]
+pub async fn list(
+    State(state): State<AppState>,
+    caller: Caller,
+    Query(q): Query<ListQuery>,
+) -> ApiResult<Json<MonorepoList>> {
+    let owner = q.owner.map(|o| o.to_ascii_lowercase());
+    let name = q.name.map(|n| n.to_ascii_lowercase());
+    let mut conn = state.store.read().await?;
+    let rows = monorepos::list_for_user(
+        conn.h(),
+        &caller.user_id,
+        &caller.login,
+        owner.as_deref(),
+        name.as_deref(),
+    )
+    .await?;
+    let items = rows
+        .into_iter()
+        .map(|r| {
+            let role = Role::parse(&r.role).unwrap_or(Role::Member);
+            let row = MonorepoRow {
+                id: r.id,
+                owner: r.owner,
+                name: r.name,
+                kind: r.kind,
+                created_at: r.created_at,
+            };
+            views::monorepo(&row, role)
+        })
+        .collect();
+    Ok(Json(MonorepoList {
+        items,
+        next_cursor: None,
+    }))
+}
+
+/// One monorepo, to its members; an old label answers the current monorepo.
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}", tag = "monorepos",
+    params(("owner" = String, Path), ("monorepo" = String, Path)),
+    responses((status = 200, body = Monorepo), (status = 404, body = ApiErrorBody)))]
+pub async fn get(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path((owner, name)): Path<(String, String)>,
+) -> ApiResult<Json<Monorepo>> {
+    let mut conn = state.store.read().await?;
+    let access = authz::monorepo(conn.h(), &caller, &owner, &name, Need::Read).await?;
+    Ok(Json(views::monorepo(&access.monorepo, access.role)))
+}
+
+/// Renames and/or transfers (owners). The old label stays an alias.
+#[utoipa::path(patch, path = "/v1/monorepos/{owner}/{monorepo}", tag = "monorepos", request_body = RenameMonorepo,
+    params(("owner" = String, Path), ("monorepo" = String, Path)),
+    responses((status = 200, body = MonorepoChanged),
+        (status = 400, body = ApiErrorBody, description = "bad_owner, reserved_name, bad_name"),
+        (status = 403, body = ApiErrorBody, description = "not_your_namespace, or not an owner"),
+        (status = 404, body = ApiErrorBody), (status = 409, body = ApiErrorBody, description = "monorepo_exists")))]
+pub async fn rename(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path((owner, name)): Path<(String, String)>,
+    Json(body): Json<RenameMonorepo>,
+) -> ApiResult<Json<MonorepoChanged>> {
+    let mut tx = state.store.begin().await?;
+    let access = authz::monorepo(tx.h(), &caller, &owner, &name, Need::Own).await?;
+    let current = access.monorepo;
+    let new_name = body
+        .name
+        .as_deref()
+        .map(names::monorepo_name)
+        .transpose()?
+        .unwrap_or_else(|| current.name.clone());
+    let new_owner = body
+        .owner
+        .as_deref()
+        .map(str::to_ascii_lowercase)
+        .unwrap_or_else(|| current.owner.clone());
+    if new_owner != current.owner {
+        check_transfer(tx.h(), &current, &new_owner).await?;
+    }
+    if (new_owner.as_str(), new_name.as_str()) == (current.owner.as_str(), current.name.as_str()) {
+        return Ok(Json(MonorepoChanged {
+            monorepo: views::monorepo(&current, access.role),
+            replaced_alias: None,
+        }));
+    }
+    let target = MonorepoRow {
+        owner: new_owner,
+        name: new_name,
+        ..current.clone()
+    };
+    let holder = monorepos::by_label(tx.h(), &target.owner, &target.name).await?;
+    if holder
+        .as_ref()
+        .is_some_and(|m| m.owner == target.owner && m.name == target.name)
+    {
+        return Err(exists(&target));
+    }
+    // Taking back one's own old label is no takeover.
+    let takeover = holder.is_some_and(|m| m.id != current.id);
+    let taken = monorepos::take_alias(tx.h(), &target.owner, &target.name).await?;
+    monorepos::relabel(tx.h(), &current, &target.owner, &target.name)
+        .await
+        .map_err(|e| {
+            if e.is_unique_violation() {
+                exists(&target)
+            } else {
+                e.into()
+            }
+        })?;
+    tx.commit().await?;
+    tracing::info!(from = %current.label(), to = %target.label(), "monorepo relabelled");
+    Ok(Json(MonorepoChanged {
+        monorepo: views::monorepo(&target, access.role),
+        replaced_alias: taken.filter(|_| takeover),
+    }))
+}
+
+/// A transfer goes to a person with their own owner row in the monorepo (else 400
+/// `bad_owner`) or to an organization the caller is in (else 403 `not_your_namespace`).
+async fn check_transfer(mut h: H<'_>, monorepo: &MonorepoRow, new_owner: &str) -> ApiResult<()> {
+    match users::by_login(h.reborrow(), new_owner).await? {
+        Some(user) => {
+            let role = authz::role_of(h, &monorepo.id, &user.id).await?;
+            if role == Some(Role::Owner) {
+                Ok(())
+            } else {
+                Err(ApiError::bad_request(
+                    "bad_owner",
+                    format!("{new_owner} must be an owner of this monorepo first"),
+                ))
+            }
+        }
+        None if users::logins_like(h, new_owner)
+            .await?
+            .iter()
+            .any(|l| l == new_owner) =>
+        {
+            Err(ApiError::forbidden(
+                "not_your_namespace",
+                format!("you are not in the organization {new_owner}"),
+            ))
+        }
+        None => Err(ApiError::bad_request(
+            "bad_owner",
+            format!("no person or organization is called {new_owner}"),
+        )),
+    }
+}
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+pub struct DeleteQuery {
+    /// The monorepo's `<owner>/<name>`, typed out in full.
+    confirm: Option<String>,
+}
+
+/// Deletes the monorepo with everything in it (owners; `?confirm=<owner>/<name>`).
+#[utoipa::path(delete, path = "/v1/monorepos/{owner}/{monorepo}", tag = "monorepos",
+    params(("owner" = String, Path), ("monorepo" = String, Path), DeleteQuery),
+    responses((status = 204), (status = 400, body = ApiErrorBody, description = "confirm missing or different"),
+        (status = 403, body = ApiErrorBody), (status = 404, body = ApiErrorBody)))]
+pub async fn delete(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path((owner, name)): Path<(String, String)>,
+    Query(q): Query<DeleteQuery>,
+) -> ApiResult<StatusCode> {
+    let mut tx = state.store.begin().await?;
+    let access = authz::monorepo(tx.h(), &caller, &owner, &name, Need::Own).await?;
+    let label = access.monorepo.label();
+    if q.confirm.as_deref().map(str::to_ascii_lowercase).as_deref() != Some(label.as_str()) {
+        return Err(ApiError::bad_request(
+            "confirm_required",
+            format!("type ?confirm={label} to delete it"),
+        ));
+    }
+    let dirs: Vec<_> = repos::all(tx.h(), &access.monorepo.id)
+        .await?
+        .iter()
+        .map(|r| storage::repo_dir(&state.config.data_dir, &r.id))
+        .collect();
+    monorepos::delete(tx.h(), &access.monorepo.id).await?;
+    tx.commit().await?;
+    for dir in dirs {
+        storage::remove(&dir).await;
+    }
+    tracing::info!(monorepo = %label, "monorepo deleted");
+    Ok(StatusCode::NO_CONTENT)
+}

@@ -1,0 +1,204 @@
+//! Monorepos, their old labels (aliases), memberships and invites.
+
+use super::{H, Result, on};
+
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct MonorepoRow {
+    pub id: String,
+    pub owner: String,
+    pub name: String,
+    pub kind: String,
+    pub created_at: i64,
+}
+
+impl MonorepoRow {
+    pub fn label(&self) -> String {
+        format!("{}/{}", self.owner, self.name)
+    }
+}
+
+const COLUMNS: &str = "id, owner, name, kind, created_at";
+
+pub async fn insert(h: H<'_>, row: &MonorepoRow) -> Result<()> {
+    on!(h, c => sqlx::query("INSERT INTO monorepos (id, owner, name, kind, created_at) VALUES ($1, $2, $3, $4, $5)")
+        .bind(&row.id).bind(&row.owner).bind(&row.name).bind(&row.kind).bind(row.created_at)
+        .execute(c).await?.rows_affected());
+    Ok(())
+}
+
+pub async fn by_id(h: H<'_>, id: &str) -> Result<Option<MonorepoRow>> {
+    let sql = format!("SELECT {COLUMNS} FROM monorepos WHERE id = $1");
+    Ok(on!(h, c => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(id).fetch_optional(c).await?))
+}
+
+/// The monorepo a label names now: its current label, else an old one.
+pub async fn by_label(h: H<'_>, owner: &str, name: &str) -> Result<Option<MonorepoRow>> {
+    let sql = format!(
+        "SELECT {COLUMNS} FROM monorepos WHERE owner = $1 AND name = $2
+         UNION ALL
+         SELECT m.id, m.owner, m.name, m.kind, m.created_at FROM monorepo_aliases a
+           JOIN monorepos m ON m.id = a.monorepo_id WHERE a.owner = $1 AND a.name = $2"
+    );
+    Ok(
+        on!(h, c => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(owner).bind(name).fetch_optional(c).await?),
+    )
+}
+
+/// A monorepo with the caller's role, for lists.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct MembershipRow {
+    pub id: String,
+    pub owner: String,
+    pub name: String,
+    pub kind: String,
+    pub created_at: i64,
+    pub role: String,
+}
+
+/// The user's monorepos: their own namespace first, then by owner and name.
+pub async fn list_for_user(
+    h: H<'_>,
+    user_id: &str,
+    login: &str,
+    owner: Option<&str>,
+    name: Option<&str>,
+) -> Result<Vec<MembershipRow>> {
+    Ok(on!(h, c => sqlx::query_as(
+        "SELECT m.id, m.owner, m.name, m.kind, m.created_at, ms.role
+         FROM memberships ms JOIN monorepos m ON m.id = ms.monorepo_id
+         WHERE ms.user_id = $1 AND ($3 IS NULL OR m.owner = $3) AND ($4 IS NULL OR m.name = $4)
+         ORDER BY CASE WHEN m.owner = $2 THEN 0 ELSE 1 END, m.owner, m.name",
+    )
+    .bind(user_id).bind(login).bind(owner).bind(name)
+    .fetch_all(c).await?))
+}
+
+/// Moves the monorepo to a new label, keeping the old one as an alias.
+pub async fn relabel(h: H<'_>, row: &MonorepoRow, owner: &str, name: &str) -> Result<()> {
+    on!(h, c => {
+        sqlx::query("UPDATE monorepos SET owner = $2, name = $3 WHERE id = $1")
+            .bind(&row.id).bind(owner).bind(name).execute(&mut *c).await?;
+        sqlx::query("DELETE FROM monorepo_aliases WHERE monorepo_id = $1 AND owner = $2 AND name = $3")
+            .bind(&row.id).bind(owner).bind(name).execute(&mut *c).await?;
+        sqlx::query("INSERT INTO monorepo_aliases (owner, name, monorepo_id) VALUES ($1, $2, $3)")
+            .bind(&row.owner).bind(&row.name).bind(&row.id).execute(&mut *c).await?.rows_affected()
+    });
+    Ok(())
+}
+
+/// Takes an old label away from whichever monorepo kept it; answers that label.
+pub async fn take_alias(h: H<'_>, owner: &str, name: &str) -> Result<Option<String>> {
+    let gone = on!(h, c => sqlx::query("DELETE FROM monorepo_aliases WHERE owner = $1 AND name = $2")
+        .bind(owner).bind(name).execute(c).await?.rows_affected());
+    Ok((gone > 0).then(|| format!("{owner}/{name}")))
+}
+
+/// Deletes the monorepo and, by cascade, everything it holds.
+pub async fn delete(h: H<'_>, id: &str) -> Result<()> {
+    on!(h, c => sqlx::query("DELETE FROM monorepos WHERE id = $1").bind(id).execute(c).await?.rows_affected());
+    Ok(())
+}
+
+/// The user's own role row in the monorepo.
+pub async fn role(h: H<'_>, monorepo_id: &str, user_id: &str) -> Result<Option<String>> {
+    Ok(
+        on!(h, c => sqlx::query_scalar("SELECT role FROM memberships WHERE monorepo_id = $1 AND user_id = $2")
+        .bind(monorepo_id).bind(user_id).fetch_optional(c).await?),
+    )
+}
+
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct MemberRow {
+    pub user_id: String,
+    pub login: String,
+    pub name: Option<String>,
+    pub picture_url: Option<String>,
+    pub role: String,
+    pub added_at: i64,
+    pub added_by: Option<String>,
+}
+
+pub async fn members(h: H<'_>, monorepo_id: &str) -> Result<Vec<MemberRow>> {
+    Ok(on!(h, c => sqlx::query_as(
+        "SELECT u.id AS user_id, u.login, u.name, u.picture_url, ms.role, ms.added_at, ms.added_by
+         FROM memberships ms JOIN users u ON u.id = ms.user_id
+         WHERE ms.monorepo_id = $1 ORDER BY u.login",
+    )
+    .bind(monorepo_id).fetch_all(c).await?))
+}
+
+pub async fn put_member(
+    h: H<'_>,
+    monorepo_id: &str,
+    user_id: &str,
+    role: &str,
+    by: Option<&str>,
+    now: i64,
+) -> Result<()> {
+    on!(h, c => sqlx::query(
+        "INSERT INTO memberships (monorepo_id, user_id, role, added_at, added_by) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (monorepo_id, user_id) DO UPDATE SET role = excluded.role",
+    )
+    .bind(monorepo_id).bind(user_id).bind(role).bind(now).bind(by)
+    .execute(c).await?.rows_affected());
+    Ok(())
+}
+
+pub async fn remove_member(h: H<'_>, monorepo_id: &str, user_id: &str) -> Result<bool> {
+    let n = on!(h, c => sqlx::query("DELETE FROM memberships WHERE monorepo_id = $1 AND user_id = $2")
+        .bind(monorepo_id).bind(user_id).execute(c).await?.rows_affected());
+    Ok(n > 0)
+}
+
+/// Owners counted with the monorepo row locked (PostgreSQL), so two demotions at once
+/// cannot both see another owner.
+pub async fn count_owners(h: H<'_>, monorepo_id: &str) -> Result<i64> {
+    Ok(on!(h, c => {
+        sqlx::query("UPDATE monorepos SET last_seq = last_seq WHERE id = $1")
+            .bind(monorepo_id).execute(&mut *c).await?;
+        sqlx::query_scalar("SELECT COUNT(*) FROM memberships WHERE monorepo_id = $1 AND role = 'owner'")
+            .bind(monorepo_id).fetch_one(&mut *c).await?
+    }))
+}
+
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct InviteRow {
+    pub monorepo_id: String,
+    pub email: String,
+    pub role: String,
+    pub invited_by: String,
+    pub created_at: i64,
+}
+
+pub async fn put_invite(h: H<'_>, row: &InviteRow) -> Result<()> {
+    on!(h, c => sqlx::query(
+        "INSERT INTO monorepo_invites (monorepo_id, email, role, invited_by, created_at) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (monorepo_id, email) DO UPDATE SET role = excluded.role, invited_by = excluded.invited_by",
+    )
+    .bind(&row.monorepo_id).bind(&row.email).bind(&row.role).bind(&row.invited_by).bind(row.created_at)
+    .execute(c).await?.rows_affected());
+    Ok(())
+}
+
+pub async fn invites(h: H<'_>, monorepo_id: &str) -> Result<Vec<InviteRow>> {
+    Ok(on!(h, c => sqlx::query_as(
+        "SELECT monorepo_id, email, role, invited_by, created_at FROM monorepo_invites
+         WHERE monorepo_id = $1 ORDER BY created_at, email",
+    )
+    .bind(monorepo_id).fetch_all(c).await?))
+}
+
+pub async fn revoke_invite(h: H<'_>, monorepo_id: &str, email: &str) -> Result<bool> {
+    let n = on!(h, c => sqlx::query("DELETE FROM monorepo_invites WHERE monorepo_id = $1 AND email = $2")
+        .bind(monorepo_id).bind(email).execute(c).await?.rows_affected());
+    Ok(n > 0)
+}
+
+/// Takes every invite waiting for `email` out, to become memberships.
+pub async fn take_invites_for(h: H<'_>, email: &str) -> Result<Vec<InviteRow>> {
+    Ok(on!(h, c => sqlx::query_as(
+        "DELETE FROM monorepo_invites WHERE email = $1
+         RETURNING monorepo_id, email, role, invited_by, created_at",
+    )
+    .bind(email).fetch_all(c).await?))
+}
