@@ -2,6 +2,7 @@
 //! SQLite or, when `SVC_TEST_DATABASE_URL` is set, on a fresh PostgreSQL database.
 
 pub mod fake_oidc;
+pub mod git;
 pub mod pg;
 
 use std::time::Duration;
@@ -221,5 +222,30 @@ impl Drop for KillOnDrop {
     fn drop(&mut self) {
         let _ = self.0.kill();
         let _ = self.0.wait();
+    }
+}
+
+impl TestApp {
+    /// Creates a monorepo as `token`'s user; answers the created monorepo's JSON.
+    pub async fn monorepo(&self, token: &str, body: Value) -> Value {
+        let r = self.as_user(Method::POST, "/v1/monorepos", token).json(&body).send().await.expect("create monorepo");
+        expect_json(r, StatusCode::CREATED).await
+    }
+
+    /// Creates a repo at `path` in `<full_name>`; answers the repo's JSON.
+    pub async fn repo(&self, token: &str, full_name: &str, path: &str) -> Value {
+        let r = self
+            .as_user(Method::POST, &format!("/v1/monorepos/{full_name}/repos"), token)
+            .json(&serde_json::json!({"path": path}))
+            .send()
+            .await
+            .expect("create repo");
+        expect_json(r, StatusCode::CREATED).await
+    }
+
+    /// GET as `token` and decode, insisting on 200.
+    pub async fn get_json(&self, token: &str, path: &str) -> Value {
+        let r = self.as_user(Method::GET, path, token).send().await.expect("get");
+        expect_json(r, StatusCode::OK).await
     }
 }

@@ -3,6 +3,7 @@
 
 mod credentials;
 mod device;
+mod events;
 mod health;
 mod members;
 mod monorepos;
@@ -74,6 +75,7 @@ pub fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(repos::list, repos::create))
         .routes(routes!(repos::get, repos::update))
         .routes(routes!(repos::heads))
+        .routes(routes!(events::pull))
 }
 
 /// The OpenAPI document, built once from [`api`].
