@@ -82,5 +82,9 @@ impl Git {
 
 /// Both halves of a failed command's output, for asserting on git's messages.
 pub fn all_output(out: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
 }

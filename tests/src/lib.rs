@@ -23,7 +23,7 @@ pub struct TestApp {
     pub client: reqwest::Client,
     pub data_dir: tempfile::TempDir,
     shutdown: Option<oneshot::Sender<()>>,
-    server: Option<tokio::task::JoinHandle<anyhow::Result<()>>>,
+    server: Option<std::thread::JoinHandle<anyhow::Result<()>>>,
     _database: Option<pg::TempDatabase>,
 }
 
@@ -65,18 +65,29 @@ impl TestAppBuilder {
                 None,
             ),
         };
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind");
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        listener.set_nonblocking(true).expect("nonblocking");
         let addr = listener.local_addr().expect("local addr");
         let mut config = Config::new(addr, data_dir.path().to_path_buf(), database_url);
         config.bootstrap_secret = self.bootstrap_secret;
         config.login = self.login;
         config.oidc = self.oidc;
         let (tx, rx) = oneshot::channel();
-        let server = tokio::spawn(svc_server::launch(listener, config, async {
-            let _ = rx.await;
-        }));
+        // The server gets a runtime of its own, so a test may block (running git, say)
+        // without stalling it.
+        let server = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()?;
+            runtime.block_on(async move {
+                let listener = tokio::net::TcpListener::from_std(listener)?;
+                svc_server::launch(listener, config, async {
+                    let _ = rx.await;
+                })
+                .await
+            })
+        });
         let app = TestApp {
             base: format!("http://{addr}"),
             client: client(),
@@ -165,7 +176,10 @@ impl TestApp {
             let _ = tx.send(());
         }
         if let Some(server) = self.server.take() {
-            server.await.expect("server task").expect("server result");
+            let joined = tokio::task::spawn_blocking(move || server.join())
+                .await
+                .expect("join task");
+            joined.expect("server thread").expect("server result");
         }
     }
 }
@@ -228,14 +242,23 @@ impl Drop for KillOnDrop {
 impl TestApp {
     /// Creates a monorepo as `token`'s user; answers the created monorepo's JSON.
     pub async fn monorepo(&self, token: &str, body: Value) -> Value {
-        let r = self.as_user(Method::POST, "/v1/monorepos", token).json(&body).send().await.expect("create monorepo");
+        let r = self
+            .as_user(Method::POST, "/v1/monorepos", token)
+            .json(&body)
+            .send()
+            .await
+            .expect("create monorepo");
         expect_json(r, StatusCode::CREATED).await
     }
 
     /// Creates a repo at `path` in `<full_name>`; answers the repo's JSON.
     pub async fn repo(&self, token: &str, full_name: &str, path: &str) -> Value {
         let r = self
-            .as_user(Method::POST, &format!("/v1/monorepos/{full_name}/repos"), token)
+            .as_user(
+                Method::POST,
+                &format!("/v1/monorepos/{full_name}/repos"),
+                token,
+            )
             .json(&serde_json::json!({"path": path}))
             .send()
             .await
@@ -245,7 +268,11 @@ impl TestApp {
 
     /// GET as `token` and decode, insisting on 200.
     pub async fn get_json(&self, token: &str, path: &str) -> Value {
-        let r = self.as_user(Method::GET, path, token).send().await.expect("get");
+        let r = self
+            .as_user(Method::GET, path, token)
+            .send()
+            .await
+            .expect("get");
         expect_json(r, StatusCode::OK).await
     }
 }

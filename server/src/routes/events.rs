@@ -51,7 +51,10 @@ pub async fn pull(
     let seq = events::last_seq(conn.h(), &access.monorepo.id).await?;
     let since = q.since.unwrap_or((seq - limit).max(0));
     let rows = events::after(conn.h(), &access.monorepo.id, since, limit).await?;
-    let items = rows.into_iter().map(|row| event(&access.monorepo, row)).collect::<ApiResult<_>>()?;
+    let items = rows
+        .into_iter()
+        .map(|row| event(&access.monorepo, row))
+        .collect::<ApiResult<_>>()?;
     Ok(Json(EventPage { items, seq }))
 }
 
@@ -67,7 +70,11 @@ pub fn event(monorepo: &MonorepoRow, row: EventRow) -> ApiResult<Event> {
         repo: row.repo,
         collection: row.collection,
         key: row.key,
-        op: if row.op == "delete" { Op::Delete } else { Op::Upsert },
+        op: if row.op == "delete" {
+            Op::Delete
+        } else {
+            Op::Upsert
+        },
         partial: body["partial"].as_bool().unwrap_or(false),
         before: text("before"),
         head: text("head"),

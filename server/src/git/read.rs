@@ -1,1 +1,0 @@
-//! Reading code: trees, files, history and last commits.

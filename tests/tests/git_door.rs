@@ -1,0 +1,452 @@
+//! The git door with the real git client: clone, push, the push rules, who may do what.
+
+#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
+
+use std::io::Write;
+
+use reqwest::{Method, StatusCode, header};
+use serde_json::{Value, json};
+use svc_tests::TestApp;
+use svc_tests::git::{Git, all_output};
+
+struct Fixture {
+    app: TestApp,
+    token: String,
+    git: Git,
+    url: String,
+}
+
+/// A person with monorepo `ann/mono` holding an empty repo at `services/app`.
+async fn fixture() -> Fixture {
+    let app = TestApp::start().await;
+    let token = app
+        .bootstrap(json!({"email": "ann@example.com"}))
+        .await
+        .credential
+        .token;
+    app.monorepo(&token, json!({"name": "mono"})).await;
+    let repo = app.repo(&token, "ann/mono", "services/app").await;
+    let url = repo["clone_url"].as_str().unwrap().to_owned();
+    let git = Git::new(&token);
+    Fixture {
+        app,
+        token,
+        git,
+        url,
+    }
+}
+
+async fn events(f: &Fixture) -> Vec<Value> {
+    f.app
+        .get_json(&f.token, "/v1/monorepos/ann/mono/events")
+        .await["items"]
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+#[tokio::test]
+async fn first_push_creates_main_and_later_pushes_to_main_are_refused() {
+    let f = fixture().await;
+    let work = f.git.path("work");
+    let out = f
+        .git
+        .ok(f.git.home.path(), &["clone", "-q", &f.url, "work"]);
+    assert!(out.is_empty());
+    let first = f.git.commit(&work, "first", &[("README.md", b"hello\n")]);
+    f.git.ok(&work, &["push", "-q", "origin", "main"]);
+    let heads = f
+        .app
+        .get_json(&f.token, "/v1/monorepos/ann/mono/heads")
+        .await;
+    assert_eq!(heads["heads"][0]["head"], first.as_str());
+    let ev = events(&f).await;
+    assert_eq!(ev.len(), 1);
+    assert_eq!(
+        (ev[0]["kind"].as_str(), ev[0]["collection"].as_str()),
+        (Some("push"), Some("default_heads"))
+    );
+    assert_eq!(
+        ev[0]["row"],
+        json!({"repo": "services-app", "default_branch": "main", "default_head": first})
+    );
+    assert_eq!(ev[0]["actor"], "ann");
+    assert_eq!(heads["seq"], ev[0]["seq"]);
+
+    // A second push to main is refused with a message, and nothing lands.
+    f.git
+        .commit(&work, "second", &[("README.md", b"changed\n")]);
+    let out = f.git.run(&work, &["push", "origin", "main"]);
+    let text = all_output(&out);
+    assert!(!out.status.success());
+    assert!(
+        text.contains("! [remote rejected] main -> main (main moves only by merges)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("remote: svc: pushes to main are refused"),
+        "{text}"
+    );
+    let remote = f.git.ok(&work, &["ls-remote", "origin", "refs/heads/main"]);
+    assert!(remote.starts_with(&first), "main did not move: {remote}");
+    assert_eq!(events(&f).await.len(), 1);
+}
+
+#[tokio::test]
+async fn branches_open_move_and_delete_with_events() {
+    let f = fixture().await;
+    let work = f.git.path("work");
+    f.git
+        .ok(f.git.home.path(), &["clone", "-q", &f.url, "work"]);
+    let base = f.git.commit(&work, "base", &[("a.txt", b"a\n")]);
+    f.git.ok(&work, &["push", "-q", "origin", "main"]);
+    f.git.ok(&work, &["checkout", "-q", "-b", "feature/x"]);
+    let one = f.git.commit(&work, "one", &[("b.txt", b"b\n")]);
+    f.git.ok(&work, &["push", "-q", "origin", "feature/x"]);
+    let two = f.git.commit(&work, "two", &[("b.txt", b"bb\n")]);
+    f.git.ok(&work, &["push", "-q", "origin", "feature/x"]);
+    f.git
+        .ok(&work, &["push", "-q", "origin", "--delete", "feature/x"]);
+    let ev = events(&f).await;
+    let kinds: Vec<&str> = ev.iter().map(|e| e["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["push", "branch.opened", "push", "branch.deleted"]);
+    assert_eq!(
+        (ev[1]["before"].as_str(), ev[1]["head"].as_str()),
+        (Some("0".repeat(40).as_str()), Some(one.as_str()))
+    );
+    assert_eq!(ev[1]["key"], "services-app/feature/x");
+    assert_eq!(ev[1]["partial"], true);
+    assert_eq!(ev[1]["row"]["author"], "ann");
+    assert_eq!(
+        (ev[2]["before"].as_str(), ev[2]["head"].as_str()),
+        (Some(one.as_str()), Some(two.as_str()))
+    );
+    assert_eq!(
+        (ev[3]["op"].as_str(), ev[3]["before"].as_str()),
+        (Some("delete"), Some(two.as_str()))
+    );
+    let seqs: Vec<i64> = ev.iter().map(|e| e["seq"].as_i64().unwrap()).collect();
+    assert_eq!(seqs, [1, 2, 3, 4], "gap-free seqs");
+    let _ = base;
+}
+
+#[tokio::test]
+async fn protocol_v0_and_v2_clients_and_plain_repo_urls() {
+    let f = fixture().await;
+    let work = f.git.path("work");
+    f.git
+        .ok(f.git.home.path(), &["clone", "-q", &f.url, "work"]);
+    let head = f.git.commit(&work, "c", &[("x/y.txt", b"y\n")]);
+    f.git.ok(&work, &["push", "-q", "origin", "main"]);
+    for version in ["0", "2"] {
+        let dir = format!("v{version}");
+        let out = f
+            .git
+            .command(f.git.home.path())
+            .args([
+                "-c",
+                &format!("protocol.version={version}"),
+                "clone",
+                "-q",
+                &f.url,
+                &dir,
+            ])
+            .env("GIT_TRACE_PACKET", "1")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", all_output(&out));
+        let trace = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            trace.contains("version 2"),
+            version == "2",
+            "protocol v{version} was spoken"
+        );
+        assert_eq!(
+            f.git.ok(&f.git.path(&dir), &["rev-parse", "HEAD"]).trim(),
+            head
+        );
+    }
+
+    // A plain repo lives at /<owner>/<name>.git.
+    let plain = f
+        .app
+        .monorepo(&f.token, json!({"name": "tool", "kind": "repo"}))
+        .await;
+    let url = f
+        .app
+        .get_json(&f.token, "/v1/monorepos/ann/tool/repos/tool")
+        .await["clone_url"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(url, f.app.url("/ann/tool.git"));
+    f.git.ok(f.git.home.path(), &["clone", "-q", &url, "tool"]);
+    let tool = f.git.path("tool");
+    let c = f.git.commit(&tool, "t", &[("t.txt", b"t\n")]);
+    f.git.ok(&tool, &["push", "-q", "origin", "main"]);
+    let heads = f
+        .app
+        .get_json(&f.token, "/v1/monorepos/ann/tool/heads")
+        .await;
+    assert_eq!(heads["heads"][0]["head"], c.as_str());
+    // A monorepo's repo path is not a plain repo URL, and the other way round.
+    let out = f.git.run(
+        f.git.home.path(),
+        &["ls-remote", &f.app.url("/ann/mono.git")],
+    );
+    assert!(!out.status.success());
+    let out = f.git.run(
+        f.git.home.path(),
+        &["ls-remote", &f.app.url("/ann/tool/tool.git")],
+    );
+    assert!(!out.status.success());
+    let _ = plain;
+}
+
+#[tokio::test]
+async fn outsiders_and_missing_credentials() {
+    let f = fixture().await;
+    let work = f.git.path("work");
+    f.git
+        .ok(f.git.home.path(), &["clone", "-q", &f.url, "work"]);
+    f.git.commit(&work, "c", &[("a", b"a")]);
+    f.git.ok(&work, &["push", "-q", "origin", "main"]);
+
+    // No credential: 401 with Basic, so git asks its credential helper.
+    let r = f
+        .app
+        .client
+        .get(format!("{}/info/refs?service=git-upload-pack", f.url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
+    assert!(
+        r.headers()[header::WWW_AUTHENTICATE]
+            .to_str()
+            .unwrap()
+            .starts_with("Basic")
+    );
+    // The credential works as Bearer too.
+    let r = f
+        .app
+        .client
+        .get(format!("{}/info/refs?service=git-upload-pack", f.url))
+        .bearer_auth(&f.token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    assert_eq!(
+        r.headers()[header::CONTENT_TYPE],
+        "application/x-git-upload-pack-advertisement"
+    );
+    assert!(
+        r.text()
+            .await
+            .unwrap()
+            .starts_with("001e# service=git-upload-pack\n0000")
+    );
+
+    // Someone else can neither read nor push.
+    let stranger = f
+        .app
+        .bootstrap(json!({"email": "eve@example.com"}))
+        .await
+        .credential
+        .token;
+    let eve = Git::new(&stranger);
+    let out = eve.run(eve.home.path(), &["clone", "-q", &f.url, "stolen"]);
+    assert!(!out.status.success());
+    assert!(
+        all_output(&out).contains("not found"),
+        "{}",
+        all_output(&out)
+    );
+    f.git.set_token(&stranger);
+    f.git.ok(&work, &["checkout", "-q", "-b", "evil"]);
+    let out = f.git.run(&work, &["push", "origin", "evil"]);
+    assert!(!out.status.success());
+    f.git.set_token("svc_revoked_or_wrong");
+    let out = f.git.run(&work, &["fetch", "origin"]);
+    assert!(!out.status.success(), "a bad credential is refused");
+    assert!(
+        events(&f)
+            .await
+            .iter()
+            .all(|e| e["kind"] != "branch.opened")
+    );
+}
+
+#[tokio::test]
+async fn a_renamed_monorepo_answers_at_its_old_url() {
+    let f = fixture().await;
+    let work = f.git.path("work");
+    f.git
+        .ok(f.git.home.path(), &["clone", "-q", &f.url, "work"]);
+    let c = f.git.commit(&work, "c", &[("a", b"a")]);
+    f.git.ok(&work, &["push", "-q", "origin", "main"]);
+    let r = f
+        .app
+        .as_user(Method::PATCH, "/v1/monorepos/ann/mono", &f.token)
+        .json(&json!({"name": "renamed"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    f.git
+        .ok(f.git.home.path(), &["clone", "-q", &f.url, "old-url"]);
+    assert_eq!(
+        f.git
+            .ok(&f.git.path("old-url"), &["rev-parse", "HEAD"])
+            .trim(),
+        c
+    );
+    f.git.ok(&work, &["checkout", "-q", "-b", "after-rename"]);
+    f.git.commit(&work, "d", &[("b", b"b")]);
+    f.git.ok(&work, &["push", "-q", "origin", "after-rename"]);
+    let new_url = f
+        .app
+        .get_json(&f.token, "/v1/monorepos/ann/renamed/repos/services-app")
+        .await["clone_url"]
+        .clone();
+    assert_eq!(new_url, f.app.url("/ann/renamed/services-app.git"));
+}
+
+#[tokio::test]
+async fn a_push_over_64_mib_is_refused_and_nothing_lands() {
+    let f = fixture().await;
+    let work = f.git.path("work");
+    f.git
+        .ok(f.git.home.path(), &["clone", "-q", &f.url, "work"]);
+    f.git.commit(&work, "base", &[("a", b"a")]);
+    f.git.ok(&work, &["push", "-q", "origin", "main"]);
+    f.git.ok(&work, &["checkout", "-q", "-b", "big"]);
+    // 65 MiB that does not compress.
+    let mut blob = vec![0u8; 65 * 1024 * 1024];
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    for chunk in blob.chunks_mut(8) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        chunk.copy_from_slice(&x.to_le_bytes()[..chunk.len()]);
+    }
+    std::fs::File::create(work.join("big.bin"))
+        .unwrap()
+        .write_all(&blob)
+        .unwrap();
+    f.git.ok(&work, &["add", "big.bin"]);
+    f.git.ok(&work, &["commit", "-q", "-m", "big"]);
+    let out = f.git.run(&work, &["push", "origin", "big"]);
+    let text = all_output(&out);
+    assert!(!out.status.success(), "{text}");
+    assert!(
+        text.contains("push over 64 MiB") && text.contains("push in steps"),
+        "{text}"
+    );
+    assert!(
+        f.git
+            .ok(&work, &["ls-remote", "origin"])
+            .lines()
+            .all(|l| !l.ends_with("refs/heads/big"))
+    );
+    assert!(
+        events(&f)
+            .await
+            .iter()
+            .all(|e| e["kind"] != "branch.opened")
+    );
+    let tmp = f.app.data_dir.path().join("tmp");
+    assert_eq!(
+        std::fs::read_dir(tmp).map(|d| d.count()).unwrap_or(0),
+        0,
+        "the spool is gone"
+    );
+}
+
+#[tokio::test]
+async fn concurrent_pushes_to_one_repo_all_land() {
+    let f = fixture().await;
+    let work = f.git.path("work");
+    f.git
+        .ok(f.git.home.path(), &["clone", "-q", &f.url, "work"]);
+    f.git.commit(&work, "base", &[("a", b"a")]);
+    f.git.ok(&work, &["push", "-q", "origin", "main"]);
+    let mut heads = Vec::new();
+    for i in 0..6 {
+        f.git
+            .ok(&work, &["checkout", "-q", "-B", &format!("b{i}"), "main"]);
+        heads.push(
+            f.git
+                .commit(&work, &format!("c{i}"), &[(&format!("f{i}"), b"x")]),
+        );
+    }
+    let pushes: Vec<_> = (0..6)
+        .map(|i| {
+            f.git
+                .command(&work)
+                .args(["push", "-q", "origin", &format!("b{i}")])
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for mut p in pushes {
+        assert!(p.wait().unwrap().success());
+    }
+    let ev = events(&f).await;
+    for (i, head) in heads.iter().enumerate() {
+        let opened = ev
+            .iter()
+            .find(|e| e["key"] == format!("services-app/b{i}"))
+            .expect("branch recorded");
+        assert_eq!(opened["head"], head.as_str());
+    }
+}
+
+#[tokio::test]
+async fn gzip_request_bodies_are_read() {
+    let f = fixture().await;
+    let work = f.git.path("work");
+    f.git
+        .ok(f.git.home.path(), &["clone", "-q", &f.url, "work"]);
+    let head = f.git.commit(&work, "c", &[("a", b"a")]);
+    f.git.ok(&work, &["push", "-q", "origin", "main"]);
+    // A protocol v2 ls-refs request, gzipped as git does with large requests.
+    let request = b"0014command=ls-refs\n00010000";
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    enc.write_all(request).unwrap();
+    let gz = enc.finish().unwrap();
+    let r = f
+        .app
+        .client
+        .post(format!("{}/git-upload-pack", f.url))
+        .bearer_auth(&f.token)
+        .header("git-protocol", "version=2")
+        .header(
+            header::CONTENT_TYPE,
+            "application/x-git-upload-pack-request",
+        )
+        .header(header::CONTENT_ENCODING, "gzip")
+        .body(gz)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let body = r.text().await.unwrap();
+    assert!(body.contains(&format!("{head} refs/heads/main")), "{body}");
+    let r = f
+        .app
+        .client
+        .post(format!("{}/git-upload-pack", f.url))
+        .bearer_auth(&f.token)
+        .header("git-protocol", "version=2;rm -rf")
+        .body(&request[..])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        r.status(),
+        StatusCode::OK,
+        "a bad Git-Protocol header is dropped, not passed to git"
+    );
+}
