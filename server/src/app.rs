@@ -33,6 +33,8 @@ pub struct AppState {
     pub oidc: Option<Arc<oidc::Provider>>,
     /// Pushes git may take at once; the rest wait briefly, then are refused as busy.
     pub push_slots: Arc<tokio::sync::Semaphore>,
+    /// Last-commits walks in progress or done, by (repo, commit, path).
+    pub last_commits: Arc<crate::git::last_commits::Cache>,
 }
 
 /// Serves `listener` until `shutdown` resolves, then drains requests and closes the
@@ -61,6 +63,7 @@ pub async fn launch(
         config: Arc::new(config),
         oidc,
         push_slots: Arc::new(tokio::sync::Semaphore::new(MAX_CONCURRENT_PUSHES)),
+        last_commits: Arc::default(),
     };
     tokio::spawn(crate::git::record::record_all(
         store.clone(),
@@ -89,6 +92,7 @@ pub fn router(state: AppState) -> Router {
     let api: Router<AppState> = crate::routes::api().into();
     api.merge(crate::web::router())
         .merge(crate::git::door::router())
+        .merge(crate::routes::raw())
         .fallback(|| async { ApiError::not_found("route") })
         .method_not_allowed_fallback(|| async {
             ApiError::new(

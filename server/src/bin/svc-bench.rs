@@ -32,6 +32,7 @@ async fn main() -> anyhow::Result<()> {
         config: Arc::new(config),
         oidc: None,
         push_slots: Arc::new(tokio::sync::Semaphore::new(1)),
+        last_commits: Arc::default(),
     };
 
     let mut tx = store.begin().await?;

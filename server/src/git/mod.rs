@@ -1,6 +1,7 @@
 //! The git layer: in-process reads with gix, and the smart-HTTP door.
 
 pub mod door;
+pub mod last_commits;
 mod pkt;
 pub mod read;
 pub mod record;

@@ -11,7 +11,6 @@ use std::path::Path;
 
 use serde_json::json;
 use svc_protocol::event::{BranchRow, DefaultHeadRow, ZERO_SHA};
-use tokio::process::Command;
 
 use crate::store::{self, Store, branches, events, monorepos, now_ms, repos, time_of};
 
@@ -32,26 +31,14 @@ pub struct Actor {
 
 /// Every `refs/heads/*` of a bare repository: branch name to commit.
 pub async fn branch_heads(dir: &Path) -> Result<BTreeMap<String, String>, Error> {
-    let out = Command::new("git")
-        .arg("--git-dir")
-        .arg(dir)
-        .args([
-            "for-each-ref",
-            "--format=%(objectname) %(refname)",
-            "refs/heads/",
-        ])
-        .output()
+    let dir = dir.to_path_buf();
+    let heads = tokio::task::spawn_blocking(move || super::read::Repo::open(&dir)?.branch_heads())
         .await
+        .map_err(|e| Error::Git(e.to_string()))?
         .map_err(|e| Error::Git(e.to_string()))?;
-    if !out.status.success() {
-        return Err(Error::Git(
-            String::from_utf8_lossy(&out.stderr).trim().to_owned(),
-        ));
-    }
-    Ok(String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|l| l.split_once(' '))
-        .filter_map(|(sha, r)| Some((r.strip_prefix("refs/heads/")?.to_owned(), sha.to_owned())))
+    Ok(heads
+        .into_iter()
+        .map(|(name, id)| (name, id.to_string()))
         .collect())
 }
 

@@ -3,39 +3,20 @@
 
 use std::path::{Path, PathBuf};
 
-use tokio::process::Command;
-
 pub fn repo_dir(data_dir: &Path, repo_id: &str) -> PathBuf {
     data_dir.join("repos").join(format!("{repo_id}.git"))
 }
 
 /// Makes an empty bare repository whose default branch is `main`.
 pub async fn init_bare(dir: &Path) -> std::io::Result<()> {
-    let out = Command::new("git")
-        .args(["init", "--quiet", "--bare", "--initial-branch=main"])
-        .arg(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .output()
-        .await?;
-    if !out.status.success() {
-        return Err(std::io::Error::other(format!(
-            "git init failed: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
-        )));
+    if let Some(parent) = dir.parent() {
+        tokio::fs::create_dir_all(parent).await?;
     }
-    // Pushes are checked by the door; git must not refuse force pushes on its own, and
-    // housekeeping runs on our schedule, not in the middle of a push.
-    let out = Command::new("git")
-        .arg("--git-dir")
-        .arg(dir)
-        .args(["config", "--local", "gc.auto", "0"])
-        .output()
-        .await?;
-    if !out.status.success() {
-        return Err(std::io::Error::other("git config failed"));
-    }
-    Ok(())
+    let dir = dir.to_path_buf();
+    tokio::task::spawn_blocking(move || super::read::Repo::init_bare(&dir).map(drop))
+        .await
+        .map_err(std::io::Error::other)?
+        .map_err(std::io::Error::other)
 }
 
 /// Removes a repository directory; a missing one is already removed.

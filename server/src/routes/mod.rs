@@ -1,6 +1,7 @@
 //! The `/v1` API: one module per resource. Every route is registered through
 //! [`api`], which also builds the OpenAPI document, so the document cannot miss one.
 
+mod code;
 mod credentials;
 mod device;
 mod events;
@@ -76,6 +77,24 @@ pub fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(repos::get, repos::update))
         .routes(routes!(repos::heads))
         .routes(routes!(events::pull))
+        .routes(routes!(code::tree))
+        .routes(routes!(code::file))
+        .routes(routes!(code::history))
+        .routes(routes!(code::last_commits))
+        .routes(routes!(code::commit))
+}
+
+/// Raw file routes, outside `/v1`.
+pub fn raw() -> axum::Router<AppState> {
+    axum::Router::new()
+        .route(
+            "/{owner}/{monorepo}/raw/{*path}",
+            axum::routing::get(code::raw_meta),
+        )
+        .route(
+            "/{owner}/{monorepo}/projects/{project}/raw/{*path}",
+            axum::routing::get(code::raw_project),
+        )
 }
 
 /// The OpenAPI document, built once from [`api`].

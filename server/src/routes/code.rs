@@ -1,0 +1,290 @@
+//! Reading code: trees, files, history, last commits and commits, at any ref.
+
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use gix::ObjectId;
+use serde::Deserialize;
+use svc_protocol::ApiErrorBody;
+use svc_protocol::code::{Commit, HistoryPage, LastCommits, TreePage};
+
+use super::repos::resolve;
+use crate::app::AppState;
+use crate::auth::Caller;
+use crate::authz::Need;
+use crate::error::{ApiError, ApiResult};
+use crate::extract::{Path, Query};
+use crate::git::read::{self, Repo};
+use crate::git::storage;
+use crate::store::repos::RepoRow;
+use crate::store::{H, branches};
+
+/// Entries of one tree page.
+const TREE_PAGE: usize = 1000;
+const HISTORY_DEFAULT: usize = 30;
+const HISTORY_MAX: usize = 100;
+
+impl From<read::Error> for ApiError {
+    fn from(e: read::Error) -> Self {
+        match e {
+            read::Error::NotFound(what) => ApiError::not_found(&what),
+            read::Error::BadCursor(why) => ApiError::bad_request("bad_cursor", why),
+            read::Error::Git(why) => ApiError::internal(why),
+        }
+    }
+}
+
+/// `{r}` path parameters.
+type RepoPath = Path<(String, String, String)>;
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+pub struct CodeQuery {
+    /// A branch name (from stored heads) or a commit sha; main by default.
+    #[serde(rename = "ref")]
+    git_ref: Option<String>,
+    /// A path from the repo's root; the root by default.
+    path: Option<String>,
+    /// Tree: the `next_cursor` of the previous page.
+    cursor: Option<String>,
+    /// History: commits a page (at most 100).
+    limit: Option<usize>,
+    /// History: the `next` of the previous page.
+    next: Option<String>,
+}
+
+/// The commit a `ref` names: a branch from stored heads, or a sha git has.
+async fn commit_of(mut h: H<'_>, repo: &RepoRow, git_ref: Option<&str>) -> ApiResult<String> {
+    let is_sha = |r: &str| r.len() == 40 && r.bytes().all(|b| b.is_ascii_hexdigit());
+    match git_ref {
+        Some(r) if is_sha(r) => Ok(r.to_ascii_lowercase()),
+        None => repo
+            .default_head
+            .clone()
+            .ok_or_else(|| ApiError::not_found("commit (the repo is empty)")),
+        Some(name) if name == repo.default_branch => repo
+            .default_head
+            .clone()
+            .ok_or_else(|| ApiError::not_found("commit (the repo is empty)")),
+        Some(name) => branches::get(h.reborrow(), &repo.id, name)
+            .await?
+            .filter(|b| b.state != "deleted")
+            .map(|b| b.head)
+            .ok_or_else(|| ApiError::not_found("branch")),
+    }
+}
+
+/// Resolves `{r}` and `ref`, then runs `read` on the repo off the async threads.
+async fn with_repo<T: Send + 'static>(
+    state: &AppState,
+    caller: &Caller,
+    (owner, name, repo): (String, String, String),
+    git_ref: Option<&str>,
+    read: impl FnOnce(&Repo, ObjectId, &RepoRow) -> Result<T, read::Error> + Send + 'static,
+) -> ApiResult<T> {
+    let (row, sha) = {
+        let mut conn = state.store.read().await?;
+        let (_, row) = resolve(conn.h(), caller, (&owner, &name, &repo), Need::Read).await?;
+        let sha = commit_of(conn.h(), &row, git_ref).await?;
+        (row, sha)
+    };
+    let dir = storage::repo_dir(&state.config.data_dir, &row.id);
+    tokio::task::spawn_blocking(move || {
+        let repo = Repo::open(&dir)?;
+        let commit = repo
+            .commit_exists(&sha)?
+            .ok_or_else(|| read::Error::NotFound("commit".into()))?;
+        read(&repo, commit, &row)
+    })
+    .await
+    .map_err(ApiError::internal)?
+    .map_err(ApiError::from)
+}
+
+/// A folder at a ref: folders first, then by name; 1,000 entries a page.
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/tree", tag = "code",
+    params(("owner" = String, Path), ("monorepo" = String, Path), ("repo" = String, Path), CodeQuery),
+    responses((status = 200, body = TreePage), (status = 404, body = ApiErrorBody)))]
+pub async fn tree(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(p): RepoPath,
+    Query(q): Query<CodeQuery>,
+) -> ApiResult<axum::Json<TreePage>> {
+    let (path, cursor) = (q.path.unwrap_or_default(), q.cursor);
+    let page = with_repo(
+        &state,
+        &caller,
+        p,
+        q.git_ref.as_deref(),
+        move |repo, commit, _| repo.tree(commit, &path, cursor.as_deref(), TREE_PAGE),
+    )
+    .await?;
+    Ok(axum::Json(page))
+}
+
+/// One file's bytes at a ref; its `ETag` is the blob id.
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/file", tag = "code",
+    params(("owner" = String, Path), ("monorepo" = String, Path), ("repo" = String, Path), CodeQuery),
+    responses((status = 200, description = "the file's bytes", content_type = "application/octet-stream"),
+        (status = 304, description = "If-None-Match matched"), (status = 404, body = ApiErrorBody)))]
+pub async fn file(
+    State(state): State<AppState>,
+    caller: Caller,
+    headers: HeaderMap,
+    Path(p): RepoPath,
+    Query(q): Query<CodeQuery>,
+) -> ApiResult<Response> {
+    let path = q.path.unwrap_or_default();
+    let (blob, bytes) = with_repo(
+        &state,
+        &caller,
+        p,
+        q.git_ref.as_deref(),
+        move |repo, commit, _| repo.file(commit, &path),
+    )
+    .await?;
+    Ok(blob_response(&headers, blob, bytes))
+}
+
+/// Raw bytes with the blob id as a strong ETag, answering 304 to a matching `If-None-Match`.
+fn blob_response(headers: &HeaderMap, blob: ObjectId, bytes: Vec<u8>) -> Response {
+    let etag = format!("\"{blob}\"");
+    let matches = headers
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.split(',').any(|t| t.trim() == etag || t.trim() == "*"));
+    let etag = HeaderValue::from_str(&etag).unwrap_or(HeaderValue::from_static("\"\""));
+    if matches {
+        return (StatusCode::NOT_MODIFIED, [(header::ETAG, etag)]).into_response();
+    }
+    (
+        [
+            (header::ETAG, etag),
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/octet-stream"),
+            ),
+        ],
+        bytes,
+    )
+        .into_response()
+}
+
+/// Commits that changed a path, newest first, first-parent, paged; capped at 10,000.
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/history", tag = "code",
+    params(("owner" = String, Path), ("monorepo" = String, Path), ("repo" = String, Path), CodeQuery),
+    responses((status = 200, body = HistoryPage), (status = 400, body = ApiErrorBody), (status = 404, body = ApiErrorBody)))]
+pub async fn history(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(p): RepoPath,
+    Query(q): Query<CodeQuery>,
+) -> ApiResult<axum::Json<HistoryPage>> {
+    let limit = q.limit.unwrap_or(HISTORY_DEFAULT);
+    if !(1..=HISTORY_MAX).contains(&limit) {
+        return Err(ApiError::bad_request("bad_request", "limit is 1 to 100"));
+    }
+    let (path, next) = (q.path.unwrap_or_default(), q.next);
+    let page = with_repo(
+        &state,
+        &caller,
+        p,
+        q.git_ref.as_deref(),
+        move |repo, commit, _| repo.history(commit, &path, limit, next.as_deref()),
+    )
+    .await?;
+    Ok(axum::Json(page))
+}
+
+/// The last commit that changed each entry of a folder, in one walk. A walk that runs
+/// long answers `complete: false` with `retry_after_ms`, and goes on in the background.
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/last-commits", tag = "code",
+    params(("owner" = String, Path), ("monorepo" = String, Path), ("repo" = String, Path), CodeQuery),
+    responses((status = 200, body = LastCommits), (status = 404, body = ApiErrorBody)))]
+pub async fn last_commits(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(p): RepoPath,
+    Query(q): Query<CodeQuery>,
+) -> ApiResult<axum::Json<LastCommits>> {
+    let path = q.path.unwrap_or_default();
+    let cache = state.last_commits.clone();
+    let answer = with_repo(
+        &state,
+        &caller,
+        p,
+        q.git_ref.as_deref(),
+        move |repo, commit, row| cache.answer(&row.id, repo, commit, &path),
+    )
+    .await?;
+    Ok(axum::Json(answer))
+}
+
+/// One commit, with its trailers.
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/commits/{sha}", tag = "code",
+    params(("owner" = String, Path), ("monorepo" = String, Path), ("repo" = String, Path), ("sha" = String, Path)),
+    responses((status = 200, body = Commit), (status = 404, body = ApiErrorBody)))]
+pub async fn commit(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path((owner, name, repo, sha)): Path<(String, String, String, String)>,
+) -> ApiResult<axum::Json<Commit>> {
+    if !(sha.len() == 40 && sha.bytes().all(|b| b.is_ascii_hexdigit())) {
+        return Err(ApiError::not_found("commit"));
+    }
+    let commit = with_repo(
+        &state,
+        &caller,
+        (owner, name, repo),
+        Some(&sha),
+        |repo, commit, _| repo.commit(commit),
+    )
+    .await?;
+    Ok(axum::Json(commit))
+}
+
+/// `GET /{owner}/{monorepo}/raw/{*path}`: a live file of the meta layer (`.svc/<path>`).
+pub async fn raw_meta(
+    State(state): State<AppState>,
+    caller: Caller,
+    headers: HeaderMap,
+    axum::extract::Path((owner, name, path)): axum::extract::Path<(String, String, String)>,
+) -> ApiResult<Response> {
+    raw(
+        &state,
+        &caller,
+        &headers,
+        (owner, name, "meta".into()),
+        format!(".svc/{path}"),
+    )
+    .await
+}
+
+/// `GET /{owner}/{monorepo}/projects/{project}/raw/{*path}`: a file of a repo's main.
+pub async fn raw_project(
+    State(state): State<AppState>,
+    caller: Caller,
+    headers: HeaderMap,
+    axum::extract::Path((owner, name, project, path)): axum::extract::Path<(
+        String,
+        String,
+        String,
+        String,
+    )>,
+) -> ApiResult<Response> {
+    raw(&state, &caller, &headers, (owner, name, project), path).await
+}
+
+async fn raw(
+    state: &AppState,
+    caller: &Caller,
+    headers: &HeaderMap,
+    p: (String, String, String),
+    path: String,
+) -> ApiResult<Response> {
+    let (blob, bytes) = with_repo(state, caller, p, None, move |repo, commit, _| {
+        repo.file(commit, &path)
+    })
+    .await?;
+    Ok(blob_response(headers, blob, bytes))
+}
