@@ -145,7 +145,7 @@ mod tests {
         let plain = refusal(&head, "main moves by merges", "hello");
         assert_eq!(
             plain,
-            b"000eunpack ok\n0026ng refs/heads/main main moves by merges\n0000"
+            b"000eunpack ok\n002cng refs/heads/main main moves by merges\n0000"
         );
         let banded = PushHead {
             capabilities: vec!["side-band-64k".into()],
