@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_svc_global_optspecs
-    string join \n h/help V/version
+    string join \n server= json h/help V/version
 end
 
 function __fish_svc_needs_command
@@ -24,11 +24,177 @@ function __fish_svc_using_subcommand
     contains -- $cmd[1] $argv
 end
 
+complete -c svc -n "__fish_svc_needs_command" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
+complete -c svc -n "__fish_svc_needs_command" -l json -d 'Print data as JSON'
 complete -c svc -n "__fish_svc_needs_command" -s h -l help -d 'Print help'
 complete -c svc -n "__fish_svc_needs_command" -s V -l version -d 'Print version'
+complete -c svc -n "__fish_svc_needs_command" -f -a "login" -d 'Sign this machine in with the device flow (a code you approve in a browser)'
+complete -c svc -n "__fish_svc_needs_command" -f -a "logout" -d 'Revoke this machine\'s credential on the server, then forget it'
+complete -c svc -n "__fish_svc_needs_command" -f -a "auth" -d 'See and use this machine\'s sign-in'
+complete -c svc -n "__fish_svc_needs_command" -f -a "git-credential" -d 'Answer git\'s credential requests (configured by svc auth setup-git and svc clone)'
+complete -c svc -n "__fish_svc_needs_command" -f -a "credential" -d 'List, make and revoke your credentials'
+complete -c svc -n "__fish_svc_needs_command" -f -a "monorepo" -d 'Make, list, view, rename and delete monorepos'
+complete -c svc -n "__fish_svc_needs_command" -f -a "repo" -d 'Make, list and view the repos of a monorepo'
+complete -c svc -n "__fish_svc_needs_command" -f -a "clone" -d 'Clone a monorepo: each repo\'s main at its path, the meta layer\'s files in .svc/'
 complete -c svc -n "__fish_svc_needs_command" -f -a "completions" -d 'Print the shell completion script for svc'
 complete -c svc -n "__fish_svc_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c svc -n "__fish_svc_using_subcommand login" -l machine -d 'Name of this machine\'s credential [default: the host name]' -r
+complete -c svc -n "__fish_svc_using_subcommand login" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
+complete -c svc -n "__fish_svc_using_subcommand login" -l no-browser -d 'Don\'t open a browser; just print the URL and code'
+complete -c svc -n "__fish_svc_using_subcommand login" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand login" -s h -l help -d 'Print help'
+complete -c svc -n "__fish_svc_using_subcommand login" -s V -l version -d 'Print version'
+complete -c svc -n "__fish_svc_using_subcommand logout" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
+complete -c svc -n "__fish_svc_using_subcommand logout" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand logout" -s h -l help -d 'Print help'
+complete -c svc -n "__fish_svc_using_subcommand logout" -s V -l version -d 'Print version'
+complete -c svc -n "__fish_svc_using_subcommand auth; and not __fish_seen_subcommand_from status token setup-git help" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
+complete -c svc -n "__fish_svc_using_subcommand auth; and not __fish_seen_subcommand_from status token setup-git help" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand auth; and not __fish_seen_subcommand_from status token setup-git help" -s h -l help -d 'Print help'
+complete -c svc -n "__fish_svc_using_subcommand auth; and not __fish_seen_subcommand_from status token setup-git help" -s V -l version -d 'Print version'
+complete -c svc -n "__fish_svc_using_subcommand auth; and not __fish_seen_subcommand_from status token setup-git help" -f -a "status" -d 'Show the server, your login, this machine\'s credential and where it is stored'
+complete -c svc -n "__fish_svc_using_subcommand auth; and not __fish_seen_subcommand_from status token setup-git help" -f -a "token" -d 'Print this machine\'s credential for the server (for scripts)'
+complete -c svc -n "__fish_svc_using_subcommand auth; and not __fish_seen_subcommand_from status token setup-git help" -f -a "setup-git" -d 'Make git ask svc for credentials for this server (and only this server)'
+complete -c svc -n "__fish_svc_using_subcommand auth; and not __fish_seen_subcommand_from status token setup-git help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c svc -n "__fish_svc_using_subcommand auth; and __fish_seen_subcommand_from status" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
+complete -c svc -n "__fish_svc_using_subcommand auth; and __fish_seen_subcommand_from status" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand auth; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help'
+complete -c svc -n "__fish_svc_using_subcommand auth; and __fish_seen_subcommand_from status" -s V -l version -d 'Print version'
+complete -c svc -n "__fish_svc_using_subcommand auth; and __fish_seen_subcommand_from token" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
+complete -c svc -n "__fish_svc_using_subcommand auth; and __fish_seen_subcommand_from token" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand auth; and __fish_seen_subcommand_from token" -s h -l help -d 'Print help'
+complete -c svc -n "__fish_svc_using_subcommand auth; and __fish_seen_subcommand_from token" -s V -l version -d 'Print version'
+complete -c svc -n "__fish_svc_using_subcommand auth; and __fish_seen_subcommand_from setup-git" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
+complete -c svc -n "__fish_svc_using_subcommand auth; and __fish_seen_subcommand_from setup-git" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand auth; and __fish_seen_subcommand_from setup-git" -s h -l help -d 'Print help'
+complete -c svc -n "__fish_svc_using_subcommand auth; and __fish_seen_subcommand_from setup-git" -s V -l version -d 'Print version'
+complete -c svc -n "__fish_svc_using_subcommand auth; and __fish_seen_subcommand_from help" -f -a "status" -d 'Show the server, your login, this machine\'s credential and where it is stored'
+complete -c svc -n "__fish_svc_using_subcommand auth; and __fish_seen_subcommand_from help" -f -a "token" -d 'Print this machine\'s credential for the server (for scripts)'
+complete -c svc -n "__fish_svc_using_subcommand auth; and __fish_seen_subcommand_from help" -f -a "setup-git" -d 'Make git ask svc for credentials for this server (and only this server)'
+complete -c svc -n "__fish_svc_using_subcommand auth; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c svc -n "__fish_svc_using_subcommand git-credential" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
+complete -c svc -n "__fish_svc_using_subcommand git-credential" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand git-credential" -s h -l help -d 'Print help'
+complete -c svc -n "__fish_svc_using_subcommand git-credential" -s V -l version -d 'Print version'
+complete -c svc -n "__fish_svc_using_subcommand credential; and not __fish_seen_subcommand_from list create revoke help" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
+complete -c svc -n "__fish_svc_using_subcommand credential; and not __fish_seen_subcommand_from list create revoke help" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand credential; and not __fish_seen_subcommand_from list create revoke help" -s h -l help -d 'Print help'
+complete -c svc -n "__fish_svc_using_subcommand credential; and not __fish_seen_subcommand_from list create revoke help" -s V -l version -d 'Print version'
+complete -c svc -n "__fish_svc_using_subcommand credential; and not __fish_seen_subcommand_from list create revoke help" -f -a "list" -d 'List your credentials (never their tokens)'
+complete -c svc -n "__fish_svc_using_subcommand credential; and not __fish_seen_subcommand_from list create revoke help" -f -a "create" -d 'Make a credential for another machine or a cloud sandbox; its token is shown once'
+complete -c svc -n "__fish_svc_using_subcommand credential; and not __fish_seen_subcommand_from list create revoke help" -f -a "revoke" -d 'Revoke a credential; it stops working at once'
+complete -c svc -n "__fish_svc_using_subcommand credential; and not __fish_seen_subcommand_from list create revoke help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c svc -n "__fish_svc_using_subcommand credential; and __fish_seen_subcommand_from list" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
+complete -c svc -n "__fish_svc_using_subcommand credential; and __fish_seen_subcommand_from list" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand credential; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
+complete -c svc -n "__fish_svc_using_subcommand credential; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
+complete -c svc -n "__fish_svc_using_subcommand credential; and __fish_seen_subcommand_from create" -l expires-in -d 'Seconds until it expires [default: never]' -r
+complete -c svc -n "__fish_svc_using_subcommand credential; and __fish_seen_subcommand_from create" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
+complete -c svc -n "__fish_svc_using_subcommand credential; and __fish_seen_subcommand_from create" -l sandbox -d 'Make a sandbox credential instead of a machine one'
+complete -c svc -n "__fish_svc_using_subcommand credential; and __fish_seen_subcommand_from create" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand credential; and __fish_seen_subcommand_from create" -s h -l help -d 'Print help'
+complete -c svc -n "__fish_svc_using_subcommand credential; and __fish_seen_subcommand_from create" -s V -l version -d 'Print version'
+complete -c svc -n "__fish_svc_using_subcommand credential; and __fish_seen_subcommand_from revoke" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
+complete -c svc -n "__fish_svc_using_subcommand credential; and __fish_seen_subcommand_from revoke" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand credential; and __fish_seen_subcommand_from revoke" -s h -l help -d 'Print help'
+complete -c svc -n "__fish_svc_using_subcommand credential; and __fish_seen_subcommand_from revoke" -s V -l version -d 'Print version'
+complete -c svc -n "__fish_svc_using_subcommand credential; and __fish_seen_subcommand_from help" -f -a "list" -d 'List your credentials (never their tokens)'
+complete -c svc -n "__fish_svc_using_subcommand credential; and __fish_seen_subcommand_from help" -f -a "create" -d 'Make a credential for another machine or a cloud sandbox; its token is shown once'
+complete -c svc -n "__fish_svc_using_subcommand credential; and __fish_seen_subcommand_from help" -f -a "revoke" -d 'Revoke a credential; it stops working at once'
+complete -c svc -n "__fish_svc_using_subcommand credential; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c svc -n "__fish_svc_using_subcommand monorepo; and not __fish_seen_subcommand_from create list view rename delete help" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
+complete -c svc -n "__fish_svc_using_subcommand monorepo; and not __fish_seen_subcommand_from create list view rename delete help" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand monorepo; and not __fish_seen_subcommand_from create list view rename delete help" -s h -l help -d 'Print help'
+complete -c svc -n "__fish_svc_using_subcommand monorepo; and not __fish_seen_subcommand_from create list view rename delete help" -s V -l version -d 'Print version'
+complete -c svc -n "__fish_svc_using_subcommand monorepo; and not __fish_seen_subcommand_from create list view rename delete help" -f -a "create" -d 'Make a monorepo (or, with --plain, a plain git repository)'
+complete -c svc -n "__fish_svc_using_subcommand monorepo; and not __fish_seen_subcommand_from create list view rename delete help" -f -a "list" -d 'List your monorepos: your own first, then by owner and name'
+complete -c svc -n "__fish_svc_using_subcommand monorepo; and not __fish_seen_subcommand_from create list view rename delete help" -f -a "view" -d 'Show a monorepo and its repos'
+complete -c svc -n "__fish_svc_using_subcommand monorepo; and not __fish_seen_subcommand_from create list view rename delete help" -f -a "rename" -d 'Rename a monorepo or move it to another owner; the old name keeps working'
+complete -c svc -n "__fish_svc_using_subcommand monorepo; and not __fish_seen_subcommand_from create list view rename delete help" -f -a "delete" -d 'Delete a monorepo with all its repos and records, for good'
+complete -c svc -n "__fish_svc_using_subcommand monorepo; and not __fish_seen_subcommand_from create list view rename delete help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c svc -n "__fish_svc_using_subcommand monorepo; and __fish_seen_subcommand_from create" -l owner -d 'The namespace to make it in [default: your login]' -r
+complete -c svc -n "__fish_svc_using_subcommand monorepo; and __fish_seen_subcommand_from create" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
+complete -c svc -n "__fish_svc_using_subcommand monorepo; and __fish_seen_subcommand_from create" -l plain -d 'A plain repository: one repo at `.`, no meta layer'
+complete -c svc -n "__fish_svc_using_subcommand monorepo; and __fish_seen_subcommand_from create" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand monorepo; and __fish_seen_subcommand_from create" -s h -l help -d 'Print help'
+complete -c svc -n "__fish_svc_using_subcommand monorepo; and __fish_seen_subcommand_from create" -s V -l version -d 'Print version'
+complete -c svc -n "__fish_svc_using_subcommand monorepo; and __fish_seen_subcommand_from list" -l owner -d 'Only this owner\'s' -r
+complete -c svc -n "__fish_svc_using_subcommand monorepo; and __fish_seen_subcommand_from list" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
+complete -c svc -n "__fish_svc_using_subcommand monorepo; and __fish_seen_subcommand_from list" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand monorepo; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
+complete -c svc -n "__fish_svc_using_subcommand monorepo; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
+complete -c svc -n "__fish_svc_using_subcommand monorepo; and __fish_seen_subcommand_from view" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
+complete -c svc -n "__fish_svc_using_subcommand monorepo; and __fish_seen_subcommand_from view" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand monorepo; and __fish_seen_subcommand_from view" -s h -l help -d 'Print help'
+complete -c svc -n "__fish_svc_using_subcommand monorepo; and __fish_seen_subcommand_from view" -s V -l version -d 'Print version'
+complete -c svc -n "__fish_svc_using_subcommand monorepo; and __fish_seen_subcommand_from rename" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
+complete -c svc -n "__fish_svc_using_subcommand monorepo; and __fish_seen_subcommand_from rename" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand monorepo; and __fish_seen_subcommand_from rename" -s h -l help -d 'Print help'
+complete -c svc -n "__fish_svc_using_subcommand monorepo; and __fish_seen_subcommand_from rename" -s V -l version -d 'Print version'
+complete -c svc -n "__fish_svc_using_subcommand monorepo; and __fish_seen_subcommand_from delete" -l confirm -d 'The same <owner>/<monorepo> again, to confirm' -r
+complete -c svc -n "__fish_svc_using_subcommand monorepo; and __fish_seen_subcommand_from delete" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
+complete -c svc -n "__fish_svc_using_subcommand monorepo; and __fish_seen_subcommand_from delete" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand monorepo; and __fish_seen_subcommand_from delete" -s h -l help -d 'Print help'
+complete -c svc -n "__fish_svc_using_subcommand monorepo; and __fish_seen_subcommand_from delete" -s V -l version -d 'Print version'
+complete -c svc -n "__fish_svc_using_subcommand monorepo; and __fish_seen_subcommand_from help" -f -a "create" -d 'Make a monorepo (or, with --plain, a plain git repository)'
+complete -c svc -n "__fish_svc_using_subcommand monorepo; and __fish_seen_subcommand_from help" -f -a "list" -d 'List your monorepos: your own first, then by owner and name'
+complete -c svc -n "__fish_svc_using_subcommand monorepo; and __fish_seen_subcommand_from help" -f -a "view" -d 'Show a monorepo and its repos'
+complete -c svc -n "__fish_svc_using_subcommand monorepo; and __fish_seen_subcommand_from help" -f -a "rename" -d 'Rename a monorepo or move it to another owner; the old name keeps working'
+complete -c svc -n "__fish_svc_using_subcommand monorepo; and __fish_seen_subcommand_from help" -f -a "delete" -d 'Delete a monorepo with all its repos and records, for good'
+complete -c svc -n "__fish_svc_using_subcommand monorepo; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c svc -n "__fish_svc_using_subcommand repo; and not __fish_seen_subcommand_from create list view help" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
+complete -c svc -n "__fish_svc_using_subcommand repo; and not __fish_seen_subcommand_from create list view help" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand repo; and not __fish_seen_subcommand_from create list view help" -s h -l help -d 'Print help'
+complete -c svc -n "__fish_svc_using_subcommand repo; and not __fish_seen_subcommand_from create list view help" -s V -l version -d 'Print version'
+complete -c svc -n "__fish_svc_using_subcommand repo; and not __fish_seen_subcommand_from create list view help" -f -a "create" -d 'Make an empty repo in a monorepo; the first push to main creates main'
+complete -c svc -n "__fish_svc_using_subcommand repo; and not __fish_seen_subcommand_from create list view help" -f -a "list" -d 'List a monorepo\'s repos'
+complete -c svc -n "__fish_svc_using_subcommand repo; and not __fish_seen_subcommand_from create list view help" -f -a "view" -d 'Show one repo'
+complete -c svc -n "__fish_svc_using_subcommand repo; and not __fish_seen_subcommand_from create list view help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c svc -n "__fish_svc_using_subcommand repo; and __fish_seen_subcommand_from create" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
+complete -c svc -n "__fish_svc_using_subcommand repo; and __fish_seen_subcommand_from create" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand repo; and __fish_seen_subcommand_from create" -s h -l help -d 'Print help'
+complete -c svc -n "__fish_svc_using_subcommand repo; and __fish_seen_subcommand_from create" -s V -l version -d 'Print version'
+complete -c svc -n "__fish_svc_using_subcommand repo; and __fish_seen_subcommand_from list" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
+complete -c svc -n "__fish_svc_using_subcommand repo; and __fish_seen_subcommand_from list" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand repo; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
+complete -c svc -n "__fish_svc_using_subcommand repo; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
+complete -c svc -n "__fish_svc_using_subcommand repo; and __fish_seen_subcommand_from view" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
+complete -c svc -n "__fish_svc_using_subcommand repo; and __fish_seen_subcommand_from view" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand repo; and __fish_seen_subcommand_from view" -s h -l help -d 'Print help'
+complete -c svc -n "__fish_svc_using_subcommand repo; and __fish_seen_subcommand_from view" -s V -l version -d 'Print version'
+complete -c svc -n "__fish_svc_using_subcommand repo; and __fish_seen_subcommand_from help" -f -a "create" -d 'Make an empty repo in a monorepo; the first push to main creates main'
+complete -c svc -n "__fish_svc_using_subcommand repo; and __fish_seen_subcommand_from help" -f -a "list" -d 'List a monorepo\'s repos'
+complete -c svc -n "__fish_svc_using_subcommand repo; and __fish_seen_subcommand_from help" -f -a "view" -d 'Show one repo'
+complete -c svc -n "__fish_svc_using_subcommand repo; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c svc -n "__fish_svc_using_subcommand clone" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
+complete -c svc -n "__fish_svc_using_subcommand clone" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand clone" -s h -l help -d 'Print help'
+complete -c svc -n "__fish_svc_using_subcommand clone" -s V -l version -d 'Print version'
+complete -c svc -n "__fish_svc_using_subcommand completions" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
+complete -c svc -n "__fish_svc_using_subcommand completions" -l json -d 'Print data as JSON'
 complete -c svc -n "__fish_svc_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c svc -n "__fish_svc_using_subcommand completions" -s V -l version -d 'Print version'
-complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from completions help" -f -a "completions" -d 'Print the shell completion script for svc'
-complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone completions help" -f -a "login" -d 'Sign this machine in with the device flow (a code you approve in a browser)'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone completions help" -f -a "logout" -d 'Revoke this machine\'s credential on the server, then forget it'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone completions help" -f -a "auth" -d 'See and use this machine\'s sign-in'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone completions help" -f -a "git-credential" -d 'Answer git\'s credential requests (configured by svc auth setup-git and svc clone)'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone completions help" -f -a "credential" -d 'List, make and revoke your credentials'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone completions help" -f -a "monorepo" -d 'Make, list, view, rename and delete monorepos'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone completions help" -f -a "repo" -d 'Make, list and view the repos of a monorepo'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone completions help" -f -a "clone" -d 'Clone a monorepo: each repo\'s main at its path, the meta layer\'s files in .svc/'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone completions help" -f -a "completions" -d 'Print the shell completion script for svc'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand_from auth" -f -a "status" -d 'Show the server, your login, this machine\'s credential and where it is stored'
+complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand_from auth" -f -a "token" -d 'Print this machine\'s credential for the server (for scripts)'
+complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand_from auth" -f -a "setup-git" -d 'Make git ask svc for credentials for this server (and only this server)'
+complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand_from credential" -f -a "list" -d 'List your credentials (never their tokens)'
+complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand_from credential" -f -a "create" -d 'Make a credential for another machine or a cloud sandbox; its token is shown once'
+complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand_from credential" -f -a "revoke" -d 'Revoke a credential; it stops working at once'
+complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand_from monorepo" -f -a "create" -d 'Make a monorepo (or, with --plain, a plain git repository)'
+complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand_from monorepo" -f -a "list" -d 'List your monorepos: your own first, then by owner and name'
+complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand_from monorepo" -f -a "view" -d 'Show a monorepo and its repos'
+complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand_from monorepo" -f -a "rename" -d 'Rename a monorepo or move it to another owner; the old name keeps working'
+complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand_from monorepo" -f -a "delete" -d 'Delete a monorepo with all its repos and records, for good'
+complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand_from repo" -f -a "create" -d 'Make an empty repo in a monorepo; the first push to main creates main'
+complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand_from repo" -f -a "list" -d 'List a monorepo\'s repos'
+complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand_from repo" -f -a "view" -d 'Show one repo'

@@ -1,6 +1,10 @@
 //! `svc`: the command line for svc monorepos.
 
+mod client;
 mod commands;
+mod config;
+mod credstore;
+mod error;
 
 use std::process::ExitCode;
 
@@ -11,8 +15,8 @@ fn main() -> ExitCode {
     match commands::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("svc: {err:#}");
-            ExitCode::FAILURE
+            eprintln!("svc: {err}");
+            ExitCode::from(err.exit_code())
         }
     }
 }

@@ -5,6 +5,8 @@ use std::io::Write;
 use clap::CommandFactory;
 use clap_complete::Shell;
 
+use crate::error::Result;
+
 /// Print the shell completion script for svc
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -12,7 +14,7 @@ pub struct Args {
     pub shell: Shell,
 }
 
-pub fn run(args: &Args, out: &mut dyn Write) -> anyhow::Result<()> {
+pub fn run(args: &Args, out: &mut dyn Write) -> Result<()> {
     clap_complete::generate(args.shell, &mut super::Cli::command(), "svc", out);
     Ok(())
 }

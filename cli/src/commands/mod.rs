@@ -1,24 +1,88 @@
 //! Every command: one file per leaf command, a folder per group.
 
+pub mod auth;
+pub mod clone;
 pub mod completions;
+pub mod credential;
+pub mod git_credential;
+pub mod login;
+pub mod logout;
+pub mod monorepo;
+pub mod repo;
 
 use clap::{Parser, Subcommand};
+use serde::Serialize;
+
+use crate::error::{CommandError, Result};
 
 /// svc: host, follow and collaborate on monorepos.
 #[derive(Debug, Parser)]
 #[command(name = "svc", version, about, propagate_version = true)]
 pub struct Cli {
+    #[command(flatten)]
+    pub global: Global,
     #[command(subcommand)]
     pub command: Command,
 }
 
+/// Options every command takes.
+#[derive(Debug, Clone, clap::Args)]
+pub struct Global {
+    /// The svc server, like https://svc.example.com [default: the one you logged in to]
+    #[arg(long, global = true, env = "SVC_SERVER", value_name = "URL")]
+    pub server: Option<String>,
+    /// Print data as JSON
+    #[arg(long, global = true)]
+    pub json: bool,
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    Login(login::Args),
+    Logout(logout::Args),
+    #[command(subcommand)]
+    Auth(auth::Command),
+    GitCredential(git_credential::Args),
+    #[command(subcommand)]
+    Credential(credential::Command),
+    #[command(subcommand)]
+    Monorepo(monorepo::Command),
+    #[command(subcommand)]
+    Repo(repo::Command),
+    Clone(clone::Args),
     Completions(completions::Args),
 }
 
-pub fn run(cli: Cli) -> anyhow::Result<()> {
+pub fn run(cli: Cli) -> Result<()> {
+    let g = &cli.global;
     match cli.command {
+        Command::Login(args) => login::run(g, &args),
+        Command::Logout(args) => logout::run(g, &args),
+        Command::Auth(cmd) => auth::run(g, cmd),
+        Command::GitCredential(args) => git_credential::run(&args),
+        Command::Credential(cmd) => credential::run(g, cmd),
+        Command::Monorepo(cmd) => monorepo::run(g, cmd),
+        Command::Repo(cmd) => repo::run(g, cmd),
+        Command::Clone(args) => clone::run(g, &args),
         Command::Completions(args) => completions::run(&args, &mut std::io::stdout().lock()),
     }
+}
+
+/// Prints `value` as JSON when asked, else the human lines.
+pub fn print<T: Serialize>(
+    global: &Global,
+    value: &T,
+    human: impl FnOnce() -> String,
+) -> Result<()> {
+    if global.json {
+        let text = serde_json::to_string_pretty(value)
+            .map_err(|e| CommandError::internal(e.to_string()))?;
+        println!("{text}");
+    } else {
+        let text = human();
+        if !text.is_empty() {
+            println!("{}", text.trim_end());
+        }
+    }
+    Ok(())
 }

@@ -1,0 +1,15 @@
+//! `svc auth token`.
+
+use crate::client::Session;
+use crate::commands::Global;
+use crate::error::Result;
+
+/// Print this machine's credential for the server (for scripts)
+#[derive(Debug, clap::Args)]
+pub struct Args {}
+
+pub fn run(global: &Global, _: &Args) -> Result<()> {
+    let session = Session::open(global.server.as_deref())?;
+    println!("{}", session.token()?);
+    Ok(())
+}

@@ -1,0 +1,46 @@
+//! `svc credential create`.
+
+use reqwest::Method;
+use svc_protocol::user::{CreateCredential, CredentialKind, NewCredential};
+
+use crate::client::Session;
+use crate::commands::{Global, print};
+use crate::error::Result;
+
+/// Make a credential for another machine or a cloud sandbox; its token is shown once
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// A name that says where it will be used
+    pub name: String,
+    /// Make a sandbox credential instead of a machine one
+    #[arg(long)]
+    pub sandbox: bool,
+    /// Seconds until it expires [default: never]
+    #[arg(long, value_name = "SECONDS")]
+    pub expires_in: Option<u64>,
+}
+
+pub fn run(global: &Global, args: &Args) -> Result<()> {
+    let session = Session::open(global.server.as_deref())?;
+    let kind = if args.sandbox {
+        CredentialKind::Sandbox
+    } else {
+        CredentialKind::Machine
+    };
+    let body = CreateCredential {
+        name: args.name.clone(),
+        kind,
+        expires_in: args.expires_in,
+    };
+    let made: NewCredential = session.call(
+        session
+            .request(Method::POST, "/v1/user/credentials")?
+            .json(&body),
+    )?;
+    print(global, &made, || {
+        format!(
+            "Made {} ({}). Its token, shown once:\n{}",
+            made.name, made.id, made.token
+        )
+    })
+}

@@ -1,0 +1,47 @@
+//! `svc logout`.
+
+use reqwest::Method;
+
+use super::Global;
+use crate::client::Session;
+use crate::config::Hosts;
+use crate::credstore;
+use crate::error::{CommandError, Result};
+
+/// Revoke this machine's credential on the server, then forget it
+#[derive(Debug, clap::Args)]
+pub struct Args {}
+
+pub fn run(global: &Global, _: &Args) -> Result<()> {
+    let session = Session::open(global.server.as_deref())?;
+    let mut hosts = Hosts::load(&session.config_dir)?;
+    let Some(host) = hosts.servers.get(&session.server).cloned() else {
+        return Err(CommandError::user(format!(
+            "not logged in to {}",
+            session.server
+        )));
+    };
+    let revoke = session.request(
+        Method::DELETE,
+        &format!("/v1/user/credentials/{}", host.credential_id),
+    )?;
+    match session.send(revoke) {
+        Ok(_) => {}
+        // Already revoked elsewhere: forgetting it is all that is left to do.
+        Err(e) if e.kind == crate::error::Kind::User => {
+            eprintln!("svc: the server no longer knew this credential ({e})")
+        }
+        Err(e) => return Err(e.hint("nothing was forgotten; try again")),
+    }
+    credstore::forget(&session.config_dir, &session.server)?;
+    hosts.servers.remove(&session.server);
+    if hosts.default.as_deref() == Some(session.server.as_str()) {
+        hosts.default = hosts.servers.keys().next().cloned();
+    }
+    hosts.save(&session.config_dir)?;
+    println!(
+        "Logged out of {} ({} revoked)",
+        session.server, host.credential_name
+    );
+    Ok(())
+}

@@ -1,0 +1,30 @@
+//! `svc monorepo list`.
+
+use svc_protocol::monorepo::MonorepoList;
+
+use crate::client::Session;
+use crate::commands::{Global, print};
+use crate::error::Result;
+
+/// List your monorepos: your own first, then by owner and name
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Only this owner's
+    #[arg(long)]
+    pub owner: Option<String>,
+}
+
+pub fn run(global: &Global, args: &Args) -> Result<()> {
+    let session = Session::open(global.server.as_deref())?;
+    let path = match &args.owner {
+        Some(owner) => format!(
+            "/v1/monorepos?owner={}",
+            url::form_urlencoded::byte_serialize(owner.as_bytes()).collect::<String>()
+        ),
+        None => "/v1/monorepos".to_owned(),
+    };
+    let list: MonorepoList = session.get(&path)?;
+    print(global, &list, || {
+        list.items.iter().map(|m| super::line(m) + "\n").collect()
+    })
+}

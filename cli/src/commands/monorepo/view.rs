@@ -1,0 +1,29 @@
+//! `svc monorepo view`.
+
+use svc_protocol::monorepo::{Monorepo, RepoList};
+
+use crate::client::{Session, split_full_name};
+use crate::commands::{Global, print};
+use crate::error::Result;
+
+/// Show a monorepo and its repos
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// <owner>/<monorepo>
+    pub monorepo: String,
+}
+
+pub fn run(global: &Global, args: &Args) -> Result<()> {
+    let (owner, name) = split_full_name(&args.monorepo)?;
+    let session = Session::open(global.server.as_deref())?;
+    let monorepo: Monorepo = session.get(&format!("/v1/monorepos/{owner}/{name}"))?;
+    let repos: RepoList = session.get(&format!("/v1/monorepos/{owner}/{name}/repos"))?;
+    let value = serde_json::json!({"monorepo": monorepo, "repos": repos.items});
+    print(global, &value, || {
+        let mut text = super::line(&monorepo) + "\n";
+        for r in &repos.items {
+            text.push_str(&format!("  {}\t{}\t{}\n", r.path, r.name, r.clone_url));
+        }
+        text
+    })
+}

@@ -1,0 +1,23 @@
+//! `svc repo list`.
+
+use svc_protocol::monorepo::RepoList;
+
+use crate::client::{Session, split_full_name};
+use crate::commands::{Global, print};
+use crate::error::Result;
+
+/// List a monorepo's repos
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// <owner>/<monorepo>
+    pub monorepo: String,
+}
+
+pub fn run(global: &Global, args: &Args) -> Result<()> {
+    let (owner, name) = split_full_name(&args.monorepo)?;
+    let session = Session::open(global.server.as_deref())?;
+    let list: RepoList = session.get(&format!("/v1/monorepos/{owner}/{name}/repos"))?;
+    print(global, &list, || {
+        list.items.iter().map(|r| super::line(r) + "\n").collect()
+    })
+}
