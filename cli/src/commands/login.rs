@@ -27,7 +27,8 @@ pub struct Args {
 }
 
 pub fn run(global: &Global, args: &Args) -> Result<()> {
-    let server = match &global.server {
+    let default = Hosts::load(&config_dir()?)?.default;
+    let server = match global.server.as_ref().or(default.as_ref()) {
         Some(s) => normalize_server(s)?,
         None => return Err(CommandError::user("which server?").hint("run svc login --server URL")),
     };
