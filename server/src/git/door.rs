@@ -45,15 +45,9 @@ const PUSH_SLOT_WAIT: Duration = Duration::from_secs(10);
 
 pub fn router() -> Router<AppState> {
     Router::new()
-        .route("/{owner}/{monorepo}/info/refs", get(info_refs_plain))
-        .route(
-            "/{owner}/{monorepo}/git-upload-pack",
-            post(upload_pack_plain),
-        )
-        .route(
-            "/{owner}/{monorepo}/git-receive-pack",
-            post(receive_pack_plain),
-        )
+        .route("/{owner}/{monorepo}/info/refs", get(info_refs))
+        .route("/{owner}/{monorepo}/git-upload-pack", post(upload_pack))
+        .route("/{owner}/{monorepo}/git-receive-pack", post(receive_pack))
         .route("/{owner}/{monorepo}/{repo}/info/refs", get(info_refs))
         .route(
             "/{owner}/{monorepo}/{repo}/git-upload-pack",
@@ -202,40 +196,31 @@ fn git(service: Service, dir: &std::path::Path, protocol: Option<&str>) -> Comma
     cmd
 }
 
+/// `/{owner}/{monorepo}.git/...` (a plain repo) or `/{owner}/{monorepo}/{repo}.git/...`.
+#[derive(Deserialize)]
+struct DoorPath {
+    owner: String,
+    monorepo: String,
+    repo: Option<String>,
+}
+
 #[derive(Deserialize)]
 struct InfoRefsQuery {
     service: Option<String>,
 }
 
-async fn info_refs_plain(
-    State(state): State<AppState>,
-    headers: HeaderMap,
-    axum::extract::Path((owner, monorepo)): axum::extract::Path<(String, String)>,
-    Query(q): Query<InfoRefsQuery>,
-) -> Response {
-    advertise(
-        &state,
-        &headers,
-        &owner,
-        &monorepo,
-        None,
-        q.service.as_deref(),
-    )
-    .await
-}
-
 async fn info_refs(
     State(state): State<AppState>,
     headers: HeaderMap,
-    axum::extract::Path((owner, monorepo, repo)): axum::extract::Path<(String, String, String)>,
+    axum::extract::Path(p): axum::extract::Path<DoorPath>,
     Query(q): Query<InfoRefsQuery>,
 ) -> Response {
     advertise(
         &state,
         &headers,
-        &owner,
-        &monorepo,
-        Some(&repo),
+        &p.owner,
+        &p.monorepo,
+        p.repo.as_deref(),
         q.service.as_deref(),
     )
     .await
@@ -304,22 +289,21 @@ fn git_failed(stderr: &str) -> Response {
     )
 }
 
-async fn upload_pack_plain(
-    State(state): State<AppState>,
-    headers: HeaderMap,
-    axum::extract::Path((owner, monorepo)): axum::extract::Path<(String, String)>,
-    body: Body,
-) -> Response {
-    upload(&state, &headers, &owner, &monorepo, None, body).await
-}
-
 async fn upload_pack(
     State(state): State<AppState>,
     headers: HeaderMap,
-    axum::extract::Path((owner, monorepo, repo)): axum::extract::Path<(String, String, String)>,
+    axum::extract::Path(p): axum::extract::Path<DoorPath>,
     body: Body,
 ) -> Response {
-    upload(&state, &headers, &owner, &monorepo, Some(&repo), body).await
+    upload(
+        &state,
+        &headers,
+        &p.owner,
+        &p.monorepo,
+        p.repo.as_deref(),
+        body,
+    )
+    .await
 }
 
 /// `POST .../git-upload-pack`: the request streams into git, the pack streams out.
@@ -377,22 +361,21 @@ async fn upload(
         .into_response()
 }
 
-async fn receive_pack_plain(
-    State(state): State<AppState>,
-    headers: HeaderMap,
-    axum::extract::Path((owner, monorepo)): axum::extract::Path<(String, String)>,
-    body: Body,
-) -> Response {
-    receive(&state, &headers, &owner, &monorepo, None, body).await
-}
-
 async fn receive_pack(
     State(state): State<AppState>,
     headers: HeaderMap,
-    axum::extract::Path((owner, monorepo, repo)): axum::extract::Path<(String, String, String)>,
+    axum::extract::Path(p): axum::extract::Path<DoorPath>,
     body: Body,
 ) -> Response {
-    receive(&state, &headers, &owner, &monorepo, Some(&repo), body).await
+    receive(
+        &state,
+        &headers,
+        &p.owner,
+        &p.monorepo,
+        p.repo.as_deref(),
+        body,
+    )
+    .await
 }
 
 fn push_result(body: Vec<u8>) -> Response {
