@@ -23,6 +23,7 @@ pub struct TestApp {
     pub base: String,
     pub client: reqwest::Client,
     pub data_dir: tempfile::TempDir,
+    config: Config,
     shutdown: Option<oneshot::Sender<()>>,
     server: Option<std::thread::JoinHandle<anyhow::Result<()>>>,
     _database: Option<pg::TempDatabase>,
@@ -73,33 +74,41 @@ impl TestAppBuilder {
         config.bootstrap_secret = self.bootstrap_secret;
         config.login = self.login;
         config.oidc = self.oidc;
-        let (tx, rx) = oneshot::channel();
-        // The server gets a runtime of its own, so a test may block (running git, say)
-        // without stalling it.
-        let server = std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(2)
-                .enable_all()
-                .build()?;
-            runtime.block_on(async move {
-                let listener = tokio::net::TcpListener::from_std(listener)?;
-                svc_server::launch(listener, config, async {
-                    let _ = rx.await;
-                })
-                .await
-            })
-        });
+        let (shutdown, server) = serve(listener, config.clone());
         let app = TestApp {
             base: format!("http://{addr}"),
             client: client(),
             data_dir,
-            shutdown: Some(tx),
+            config,
+            shutdown: Some(shutdown),
             server: Some(server),
             _database: database,
         };
         app.wait_ready().await;
         app
     }
+}
+
+type ServerThread = std::thread::JoinHandle<anyhow::Result<()>>;
+
+/// Runs the server on a runtime of its own, so a test may block (running git, say)
+/// without stalling it.
+fn serve(listener: std::net::TcpListener, config: Config) -> (oneshot::Sender<()>, ServerThread) {
+    let (tx, rx) = oneshot::channel();
+    let server = std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()?;
+        runtime.block_on(async move {
+            let listener = tokio::net::TcpListener::from_std(listener)?;
+            svc_server::launch(listener, config, async {
+                let _ = rx.await;
+            })
+            .await
+        })
+    });
+    (tx, server)
 }
 
 /// An HTTP client that never follows redirects, so tests see each hop.
@@ -173,6 +182,10 @@ impl TestApp {
 
     /// Stops the server gracefully and waits for it.
     pub async fn stop(mut self) {
+        self.halt().await;
+    }
+
+    async fn halt(&mut self) {
         if let Some(tx) = self.shutdown.take() {
             let _ = tx.send(());
         }
@@ -182,6 +195,17 @@ impl TestApp {
                 .expect("join task");
             joined.expect("server thread").expect("server result");
         }
+    }
+
+    /// Stops the server and starts a new one on the same address, data dir and database.
+    pub async fn restart(&mut self) {
+        self.halt().await;
+        let listener = std::net::TcpListener::bind(self.config.listen).expect("bind again");
+        listener.set_nonblocking(true).expect("nonblocking");
+        let (shutdown, server) = serve(listener, self.config.clone());
+        self.shutdown = Some(shutdown);
+        self.server = Some(server);
+        self.wait_ready().await;
     }
 }
 

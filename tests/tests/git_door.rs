@@ -450,3 +450,43 @@ async fn gzip_request_bodies_are_read() {
         "a bad Git-Protocol header is dropped, not passed to git"
     );
 }
+
+#[tokio::test]
+async fn refs_git_has_but_the_database_missed_are_recorded_at_start() {
+    let mut f = fixture().await;
+    let work = f.git.path("work");
+    f.git
+        .ok(f.git.home.path(), &["clone", "-q", &f.url, "work"]);
+    let head = f.git.commit(&work, "c", &[("a", b"a")]);
+    f.git.ok(&work, &["push", "-q", "origin", "main"]);
+    // A crash between git's ref update and its recording: git has a branch the DB lacks.
+    let repos = f.app.data_dir.path().join("repos");
+    let bare = std::fs::read_dir(&repos)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| {
+            f.git
+                .run(p, &["rev-parse", "--verify", "-q", "refs/heads/main"])
+                .status
+                .success()
+        })
+        .unwrap();
+    f.git.ok(&bare, &["update-ref", "refs/heads/sneaky", &head]);
+    f.app.restart().await;
+    let mut found = None;
+    for _ in 0..100 {
+        found = events(&f)
+            .await
+            .into_iter()
+            .find(|e| e["key"] == "services-app/sneaky");
+        if found.is_some() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let found = found.expect("the start-up pass recorded the branch");
+    assert_eq!(
+        (found["kind"].as_str(), found["head"].as_str()),
+        (Some("branch.opened"), Some(head.as_str()))
+    );
+}
