@@ -1,0 +1,6 @@
+//! The modules of `svc-bench`: one per benchmark, and what they share.
+
+pub mod auth;
+pub mod common;
+pub mod door;
+pub mod last_commits;
