@@ -9,6 +9,7 @@ use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::http::{Request, StatusCode};
 use axum::response::IntoResponse;
+use axum::serve::ListenerExt;
 use tokio::net::TcpListener;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::request_id::{
@@ -75,6 +76,10 @@ pub async fn launch(
         database = store.backend(),
         "svc-server ready"
     );
+    // Without TCP_NODELAY each streamed git response waits on Nagle's ~40 ms delay.
+    let listener = listener.tap_io(|tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
     axum::serve(listener, router(state))
         .with_graceful_shutdown(shutdown)
         .await?;

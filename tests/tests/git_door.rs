@@ -376,10 +376,15 @@ async fn concurrent_pushes_to_one_repo_all_land() {
     for i in 0..6 {
         f.git
             .ok(&work, &["checkout", "-q", "-B", &format!("b{i}"), "main"]);
-        heads.push(
-            f.git
-                .commit(&work, &format!("c{i}"), &[(&format!("f{i}"), b"x")]),
-        );
+        // Over git's unpack limit (100 objects), so each push is kept as a pack.
+        let files: Vec<(String, Vec<u8>)> = (0..120)
+            .map(|n| (format!("b{i}/f{n}"), format!("{i}-{n}").into_bytes()))
+            .collect();
+        let files: Vec<(&str, &[u8])> = files
+            .iter()
+            .map(|(p, c)| (p.as_str(), c.as_slice()))
+            .collect();
+        heads.push(f.git.commit(&work, &format!("c{i}"), &files));
     }
     let pushes: Vec<_> = (0..6)
         .map(|i| {
@@ -401,6 +406,22 @@ async fn concurrent_pushes_to_one_repo_all_land() {
             .expect("branch recorded");
         assert_eq!(opened["head"], head.as_str());
     }
+    // Six kept packs: the server repacks them into one, with a bitmap.
+    let repos = f.app.data_dir.path().join("repos");
+    let mut bitmapped = false;
+    for _ in 0..200 {
+        bitmapped = std::fs::read_dir(&repos).unwrap().any(|r| {
+            let packs = r.unwrap().path().join("objects/pack");
+            std::fs::read_dir(packs)
+                .unwrap()
+                .any(|p| p.unwrap().path().extension().is_some_and(|x| x == "bitmap"))
+        });
+        if bitmapped {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(bitmapped, "the repo was repacked with a bitmap");
 }
 
 #[tokio::test]

@@ -508,6 +508,7 @@ async fn receive(
         // Git has the refs; the next recording (or start-up) brings the DB in line.
         tracing::error!(repo = %row.id, error = %e, "cannot record a push");
     }
+    tokio::spawn(storage::maintain(dir));
     push_result(out.stdout)
 }
 
