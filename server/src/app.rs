@@ -18,6 +18,7 @@ use tower_http::request_id::{
 use tower_http::trace::{DefaultOnResponse, TraceLayer};
 
 use crate::config::Config;
+use crate::credential_cache::CredentialCache;
 use crate::error::ApiError;
 use crate::oidc;
 use crate::store::Store;
@@ -36,6 +37,30 @@ pub struct AppState {
     pub push_slots: Arc<tokio::sync::Semaphore>,
     /// Last-commits walks in progress or done, by (repo, commit, path).
     pub last_commits: Arc<crate::git::last_commits::Cache>,
+    /// Recently checked credentials.
+    pub credentials: Arc<CredentialCache>,
+}
+
+impl AppState {
+    /// The state of one server process. On PostgreSQL it starts following revocations
+    /// made by other processes, so it must run inside the runtime.
+    pub fn new(store: Store, config: Config, oidc: Option<Arc<oidc::Provider>>) -> AppState {
+        let credentials = Arc::new(CredentialCache::new(matches!(store, Store::Sqlite(_))));
+        if let Store::Postgres(pool) = &store {
+            tokio::spawn(crate::credential_cache::follow_revocations(
+                pool.clone(),
+                credentials.clone(),
+            ));
+        }
+        AppState {
+            store,
+            config: Arc::new(config),
+            oidc,
+            push_slots: Arc::new(tokio::sync::Semaphore::new(MAX_CONCURRENT_PUSHES)),
+            last_commits: Arc::default(),
+            credentials,
+        }
+    }
 }
 
 /// Serves `listener` until `shutdown` resolves, then drains requests and closes the
@@ -59,13 +84,7 @@ pub async fn launch(
         .oidc
         .clone()
         .map(|s| Arc::new(oidc::Provider::new(s, http)));
-    let state = AppState {
-        store: store.clone(),
-        config: Arc::new(config),
-        oidc,
-        push_slots: Arc::new(tokio::sync::Semaphore::new(MAX_CONCURRENT_PUSHES)),
-        last_commits: Arc::default(),
-    };
+    let state = AppState::new(store.clone(), config, oidc);
     tokio::spawn(crate::git::record::record_all(
         store.clone(),
         state.config.data_dir.clone(),

@@ -8,6 +8,7 @@ use svc_protocol::user::CredentialKind;
 
 use crate::app::AppState;
 use crate::error::{ApiError, ApiResult};
+use crate::store::credentials::TokenMatch;
 use crate::store::{self, credentials, now_ms};
 use crate::token;
 
@@ -85,11 +86,18 @@ pub async fn authenticate(state: &AppState, token: &str) -> ApiResult<Option<Cal
         return Ok(None);
     }
     let hash = token::hash(token);
-    let row = {
-        let mut conn = state.store.read().await?;
-        credentials::by_token_hash(conn.h(), &hash).await?
+    let row = match state.credentials.get(&hash) {
+        Some(row) => row,
+        None => {
+            let generation = state.credentials.generation();
+            let mut conn = state.store.read().await?;
+            let Some(row) = credentials::by_token_hash(conn.h(), &hash).await? else {
+                return Ok(None);
+            };
+            state.credentials.put(generation, row.clone());
+            row
+        }
     };
-    let Some(row) = row else { return Ok(None) };
     if !bool::from(row.token_hash.as_slice().ct_eq(&hash)) {
         return Ok(None);
     }
@@ -103,7 +111,15 @@ pub async fn authenticate(state: &AppState, token: &str) -> ApiResult<Option<Cal
         return Ok(None);
     }
     if row.last_used_at.is_none_or(|at| now - at >= TOUCH_EVERY_MS) {
+        let generation = state.credentials.generation();
         touch(&state.store, &row.id, now).await?;
+        state.credentials.put(
+            generation,
+            TokenMatch {
+                last_used_at: Some(now),
+                ..row.clone()
+            },
+        );
     }
     Ok(Some(Caller {
         user_id: row.user_id,

@@ -5,6 +5,7 @@ pub mod app;
 pub mod auth;
 pub mod authz;
 pub mod config;
+pub mod credential_cache;
 pub mod error;
 pub mod extract;
 pub mod git;

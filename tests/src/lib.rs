@@ -197,6 +197,31 @@ impl TestApp {
         }
     }
 
+    /// A second server process on the same database and data dir, as when svc scales out
+    /// on PostgreSQL.
+    pub async fn twin(&self) -> TestApp {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        listener.set_nonblocking(true).expect("nonblocking");
+        let addr = listener.local_addr().expect("local addr");
+        let config = Config {
+            listen: addr,
+            base_url: format!("http://{addr}/").parse().expect("url"),
+            ..self.config.clone()
+        };
+        let (shutdown, server) = serve(listener, config.clone());
+        let twin = TestApp {
+            base: format!("http://{addr}"),
+            client: client(),
+            data_dir: tempfile::tempdir().expect("temp dir"),
+            config,
+            shutdown: Some(shutdown),
+            server: Some(server),
+            _database: None,
+        };
+        twin.wait_ready().await;
+        twin
+    }
+
     /// Stops the server and starts a new one on the same address, data dir and database.
     pub async fn restart(&mut self) {
         self.halt().await;

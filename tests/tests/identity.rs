@@ -289,3 +289,54 @@ async fn profile_updates() {
         .unwrap();
     expect_error(r, StatusCode::BAD_REQUEST, "bad_request").await;
 }
+
+#[tokio::test]
+async fn a_revocation_reaches_every_server_process() {
+    if std::env::var_os("SVC_TEST_DATABASE_URL").is_none() {
+        eprintln!("several server processes share PostgreSQL only; set SVC_TEST_DATABASE_URL");
+        return;
+    }
+    let app = TestApp::start().await;
+    let twin = app.twin().await;
+    let made = app.bootstrap(json!({"email": "twin@example.com"})).await;
+    let token = &made.credential.token;
+    for _ in 0..3 {
+        let r = twin
+            .as_user(Method::GET, "/v1/user", token)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(
+            r.status(),
+            StatusCode::OK,
+            "the twin has checked (and cached) the credential"
+        );
+    }
+    let r = app
+        .as_user(
+            Method::DELETE,
+            &format!("/v1/user/credentials/{}", made.credential.id),
+            token,
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::NO_CONTENT);
+    let mut refused = false;
+    for _ in 0..40 {
+        let r = twin
+            .as_user(Method::GET, "/v1/user", token)
+            .send()
+            .await
+            .unwrap();
+        if r.status() == StatusCode::UNAUTHORIZED {
+            refused = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    assert!(
+        refused,
+        "the other process stopped accepting the revoked credential within a second"
+    );
+}

@@ -90,5 +90,6 @@ pub async fn revoke(
         return Err(ApiError::not_found("credential"));
     }
     tx.commit().await?;
+    state.credentials.evict(&id);
     Ok(StatusCode::NO_CONTENT)
 }

@@ -253,6 +253,7 @@ pub async fn logout(State(state): State<AppState>, caller: Caller) -> ApiResult<
     let mut tx = state.store.begin().await?;
     credentials::delete(tx.h(), &caller.user_id, &caller.credential_id).await?;
     tx.commit().await?;
+    state.credentials.evict(&caller.credential_id);
     let end_session_url = match &state.oidc {
         Some(provider) if caller.via_cookie => provider.end_session_url().await,
         _ => None,

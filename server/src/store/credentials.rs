@@ -76,9 +76,17 @@ pub async fn list(h: H<'_>, user_id: &str) -> Result<Vec<CredentialRow>> {
     .await?))
 }
 
-/// Revokes one of the user's credentials; false when they have none by that id.
-pub async fn delete(h: H<'_>, user_id: &str, id: &str) -> Result<bool> {
-    let done = on!(h, c => sqlx::query("DELETE FROM credentials WHERE id = $1 AND user_id = $2")
+/// Revokes one of the user's credentials; false when they have none by that id. On
+/// PostgreSQL the revocation is announced (at commit) to every server process's cache.
+pub async fn delete(mut h: H<'_>, user_id: &str, id: &str) -> Result<bool> {
+    let done = on!(h.reborrow(), c => sqlx::query("DELETE FROM credentials WHERE id = $1 AND user_id = $2")
         .bind(id).bind(user_id).execute(c).await?.rows_affected());
+    if let (H::Postgres(c), true) = (h, done > 0) {
+        sqlx::query("SELECT pg_notify($1, $2)")
+            .bind(crate::credential_cache::CHANNEL)
+            .bind(id)
+            .execute(c)
+            .await?;
+    }
     Ok(done > 0)
 }
