@@ -11,7 +11,7 @@ command -v git >/dev/null || die "git is missing: install git (svc drives the re
 prefix="${PREFIX:-$HOME/.local}"
 mkdir -p "$prefix/bin"
 echo "Building svc and svc-server (release)..."
-cargo install --locked --quiet --force --root "$prefix" --path server
+cargo install --locked --quiet --force --root "$prefix" --path server --bin svc-server
 cargo install --locked --quiet --force --root "$prefix" --path cli
 
 data_home="${XDG_DATA_HOME:-$HOME/.local/share}"
@@ -24,9 +24,9 @@ case ":$PATH:" in *":$prefix/bin:"*) ;; *) echo "Add $prefix/bin to your PATH." 
 echo "zsh: add $data_home/zsh/site-functions to your fpath for completions."
 cat <<TXT
 
-Start the server (SQLite in the platform data dir, http://127.0.0.1:8640):
-  SVC_BOOTSTRAP_SECRET=\$(head -c 24 /dev/urandom | base64) svc-server
-Create the first user (prints a credential):
-  curl -s -H "Authorization: Bearer \$SVC_BOOTSTRAP_SECRET" -d '{"email":"you@example.com"}' \\
-       -H 'content-type: application/json' http://127.0.0.1:8640/v1/users
+Start the server (SQLite in the platform data dir, http://127.0.0.1:8640), creating your
+user and printing its credential:
+  svc-server quickstart --email you@example.com
+Then sign this machine in:
+  svc login --server http://127.0.0.1:8640
 TXT
