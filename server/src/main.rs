@@ -91,13 +91,7 @@ async fn first_user(config: &Config, email: &str) -> anyhow::Result<()> {
         );
         return Ok(());
     }
-    let new = NewUser {
-        login: None,
-        email: Some(email),
-        email_verified: true,
-        name: None,
-        password_hash: None,
-    };
+    let new = NewUser::verified_email(email);
     let user = accounts::create_user(&mut tx, new)
         .await
         .map_err(|e| anyhow::anyhow!(e.message))?;

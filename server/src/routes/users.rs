@@ -63,10 +63,9 @@ pub async fn create_user(
         &mut tx,
         NewUser {
             login: body.login.as_deref(),
-            email: Some(email),
-            email_verified: true,
             name: body.name.as_deref(),
             password_hash,
+            ..NewUser::verified_email(email)
         },
     )
     .await?;

@@ -28,13 +28,7 @@ pub async fn run(database_url: Option<String>) -> anyhow::Result<()> {
 
     let mut tx = store.begin().await?;
     let email = format!("bench-{}@example.com", svc_server::token::new_id(""));
-    let new = NewUser {
-        login: None,
-        email: Some(&email),
-        email_verified: true,
-        name: None,
-        password_hash: None,
-    };
+    let new = NewUser::verified_email(&email);
     let user = accounts::create_user(&mut tx, new)
         .await
         .map_err(|e| anyhow::anyhow!(e.message))?;
