@@ -3,6 +3,7 @@
 //!
 //! Times travel as RFC 3339 UTC strings.
 
+pub mod branch;
 pub mod code;
 pub mod error;
 pub mod event;
