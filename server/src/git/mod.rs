@@ -2,6 +2,7 @@
 
 pub mod door;
 pub mod last_commits;
+pub mod merge;
 mod pkt;
 pub mod read;
 pub mod record;
