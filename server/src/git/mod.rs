@@ -1,5 +1,6 @@
 //! The git layer: in-process reads with gix, and the smart-HTTP door.
 
+pub mod diff;
 pub mod door;
 pub mod last_commits;
 pub mod merge;

@@ -48,6 +48,11 @@ pub enum Error {
 
 /// Wraps a gix failure with its causes, which gix keeps out of `Display`.
 pub(crate) fn git(err: impl std::error::Error) -> Error {
+    Error::Git(error_chain(err))
+}
+
+/// A failure's message followed by those of its causes, which gix keeps out of `Display`.
+pub(crate) fn error_chain(err: impl std::error::Error) -> String {
     let mut text = err.to_string();
     let mut source = err.source();
     while let Some(cause) = source {
@@ -58,7 +63,7 @@ pub(crate) fn git(err: impl std::error::Error) -> Error {
         }
         source = cause.source();
     }
-    Error::Git(text)
+    text
 }
 
 /// Bounds the work of one call of a walk, so that a request answers in time and a
@@ -169,6 +174,11 @@ impl Repo {
         )
         .map(Repo)
         .map_err(git)
+    }
+
+    /// The shared repository, for the diff engine's own readers.
+    pub(crate) fn shared(&self) -> &gix::ThreadSafeRepository {
+        &self.0
     }
 
     fn reader(&self) -> Reader {
