@@ -128,9 +128,12 @@ pub async fn launch(
         req
     })
     .layer(router(state));
-    axum::serve(listener, axum::ServiceExt::<Request<axum::body::Body>>::into_make_service(app))
-        .with_graceful_shutdown(shutdown)
-        .await?;
+    axum::serve(
+        listener,
+        axum::ServiceExt::<Request<axum::body::Body>>::into_make_service(app),
+    )
+    .with_graceful_shutdown(shutdown)
+    .await?;
     store.close().await;
     tracing::info!("svc-server stopped");
     Ok(())

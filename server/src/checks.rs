@@ -117,7 +117,9 @@ fn read_config(dir: &Path, head: &str) -> Parsed {
     let unreadable = |e: read::Error| format!("cannot read {CONFIG_PATH} on main: {e}");
     let repo = Repo::open(dir).map_err(unreadable)?;
     let Some(commit) = repo.commit_exists(head).map_err(unreadable)? else {
-        return Err(format!("cannot read {CONFIG_PATH}: main's commit is missing"));
+        return Err(format!(
+            "cannot read {CONFIG_PATH}: main's commit is missing"
+        ));
     };
     let bytes = match repo.file(commit, CONFIG_PATH) {
         Ok((_, bytes)) => bytes,
@@ -134,9 +136,9 @@ fn read_config(dir: &Path, head: &str) -> Parsed {
 /// Parses the file; an error reads `line N: message`.
 fn parse(text: &str) -> Result<Config, String> {
     toml::from_str(text).map_err(|e| {
-        let line = e
-            .span()
-            .map_or(1, |span| line_of(&text.as_bytes()[..span.start.min(text.len())]));
+        let line = e.span().map_or(1, |span| {
+            line_of(&text.as_bytes()[..span.start.min(text.len())])
+        });
         format!("line {line}: {}", e.message().trim_end())
     })
 }
@@ -164,9 +166,12 @@ pub fn checks(sha: Option<&str>, required: &Required, statuses: &[StatusRow]) ->
     let statuses: Vec<Status> = statuses.iter().map(status_view).collect();
     let (state, required, reason, missing) = match required {
         Required::Unknown(reason) => (ChecksState::Unknown, None, Some(reason.clone()), None),
-        Required::Known(required) if required.is_empty() => {
-            (gate(statuses.iter().map(|s| Some(s.state))), Some(Vec::new()), None, None)
-        }
+        Required::Known(required) if required.is_empty() => (
+            gate(statuses.iter().map(|s| Some(s.state))),
+            Some(Vec::new()),
+            None,
+            None,
+        ),
         Required::Known(required) => {
             let state_of = |context: &str| {
                 statuses
@@ -246,10 +251,14 @@ mod tests {
     #[test]
     fn parse_errors_name_the_line() {
         let err = parse("[repos.\"api\"]\nrequired_checks = [\"ci\"\n").unwrap_err();
-        assert!(err.starts_with("line 2: ") || err.starts_with("line 3: "), "{err}");
+        assert!(
+            err.starts_with("line 2: ") || err.starts_with("line 3: "),
+            "{err}"
+        );
         let err = parse("\n\n[repos.\"api\"]\nrequired_checks = \"ci\"\n").unwrap_err();
         assert!(err.starts_with("line 4: "), "{err}");
-        let ok = parse("[repos.\"a/b\"]\nrequired_checks = [\"ci/build\"]\n[other]\nx = 1\n").unwrap();
+        let ok =
+            parse("[repos.\"a/b\"]\nrequired_checks = [\"ci/build\"]\n[other]\nx = 1\n").unwrap();
         assert_eq!(ok.repos["a/b"].required_checks, ["ci/build"]);
     }
 
@@ -259,19 +268,37 @@ mod tests {
         let c = checks(Some("s"), &req, &[status("ci", "success")]);
         assert_eq!(c.state, ChecksState::Missing);
         assert_eq!(c.missing, Some(vec!["lint".to_owned()]));
-        let c = checks(Some("s"), &req, &[status("ci", "success"), status("lint", "failure")]);
+        let c = checks(
+            Some("s"),
+            &req,
+            &[status("ci", "success"), status("lint", "failure")],
+        );
         assert_eq!(c.state, ChecksState::Failure);
         let c = checks(
             Some("s"),
             &req,
-            &[status("ci", "success"), status("lint", "success"), status("x", "failure")],
+            &[
+                status("ci", "success"),
+                status("lint", "success"),
+                status("x", "failure"),
+            ],
         );
-        assert_eq!(c.state, ChecksState::Success, "only required contexts count");
+        assert_eq!(
+            c.state,
+            ChecksState::Success,
+            "only required contexts count"
+        );
         let none = Required::Known(Vec::new());
         let c = checks(Some("s"), &none, &[]);
-        assert_eq!((c.state, c.build_state.as_str()), (ChecksState::Success, "not_built"));
+        assert_eq!(
+            (c.state, c.build_state.as_str()),
+            (ChecksState::Success, "not_built")
+        );
         let c = checks(Some("s"), &none, &[status("x", "pending")]);
-        assert_eq!((c.state, c.build_state.as_str()), (ChecksState::Pending, "pending"));
+        assert_eq!(
+            (c.state, c.build_state.as_str()),
+            (ChecksState::Pending, "pending")
+        );
         let c = checks(Some("s"), &Required::Unknown("line 1: bad".into()), &[]);
         assert_eq!(c.state, ChecksState::Unknown);
         assert_eq!(c.required, None);

@@ -169,7 +169,8 @@ impl Worker {
         }
         let monorepo_id = repo.monorepo_id.clone();
         if let Some(b) = branches::get(tx.h(), repo_id, branch).await? {
-            let body = json!({"row": record::branch_row(&repo.name, &b), "partial": true, "actor": null});
+            let body =
+                json!({"row": record::branch_row(&repo.name, &b), "partial": true, "actor": null});
             let key = format!("{}/{branch}", repo.name);
             let event = events::NewEvent {
                 monorepo_id: &monorepo_id,

@@ -116,8 +116,20 @@ pub async fn record_with(
             agent: m.merged_agent.clone(),
         };
         if let Some(b) = branches::get(tx.h(), &repo.id, &m.branch).await? {
-            let body = event_body(&actor, json!(branch_row(&repo.name, &b)), true, &m.head, &m.sha);
-            pending.push(("merged", "branches", format!("{}/{}", repo.name, b.name), "upsert", body));
+            let body = event_body(
+                &actor,
+                json!(branch_row(&repo.name, &b)),
+                true,
+                &m.head,
+                &m.sha,
+            );
+            pending.push((
+                "merged",
+                "branches",
+                format!("{}/{}", repo.name, b.name),
+                "upsert",
+                body,
+            ));
         }
     }
     let stored: BTreeMap<String, branches::BranchRow> = branches::live(tx.h(), &repo.id)
@@ -298,7 +310,14 @@ pub async fn record_all(state: crate::app::AppState) {
         return;
     };
     for repo in all {
-        match record(&state.store, &state.config.data_dir, &repo.id, &Actor::default()).await {
+        match record(
+            &state.store,
+            &state.config.data_dir,
+            &repo.id,
+            &Actor::default(),
+        )
+        .await
+        {
             Ok(r) if r.events == 0 => {}
             Ok(r) => {
                 tracing::warn!(repo = %repo.id, events = r.events, "recorded ref changes the database had missed")

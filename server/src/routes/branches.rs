@@ -178,7 +178,9 @@ pub async fn list(
     let more = rows.len() > usize::try_from(limit).unwrap_or(usize::MAX);
     rows.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
     let stale: Vec<usize> = (0..rows.len())
-        .filter(|&i| rows[i].state != "deleted" && !facts::fresh(&rows[i], repo.default_head.as_deref()))
+        .filter(|&i| {
+            rows[i].state != "deleted" && !facts::fresh(&rows[i], repo.default_head.as_deref())
+        })
         .take(LIST_COMPUTES)
         .collect();
     if !stale.is_empty() {
@@ -250,7 +252,10 @@ pub async fn get(
         row = live_branch(conn.h(), &repo, &branch).await?;
     }
     let mut items = views(conn.h(), &state, &access, &repo, &[row]).await?;
-    items.pop().map(Json).ok_or_else(|| ApiError::not_found("branch"))
+    items
+        .pop()
+        .map(Json)
+        .ok_or_else(|| ApiError::not_found("branch"))
 }
 
 fn check_text(title: Option<&str>, description: Option<&str>) -> ApiResult<()> {
@@ -294,7 +299,8 @@ pub async fn create(
     }
     let (access, repo, from) = {
         let mut conn = state.store.read().await?;
-        let (access, repo) = resolve(conn.h(), &caller, (&owner, &name, &repo), Need::Write).await?;
+        let (access, repo) =
+            resolve(conn.h(), &caller, (&owner, &name, &repo), Need::Write).await?;
         if branch == repo.default_branch {
             return Err(ApiError::conflict(
                 "branch_exists",
@@ -303,10 +309,19 @@ pub async fn create(
         }
         let from = match body.from.as_deref() {
             None => repo.default_head.clone().ok_or_else(|| {
-                ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "empty_repo", "the repo has no main yet: name a commit in `from`")
+                ApiError::new(
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    "empty_repo",
+                    "the repo has no main yet: name a commit in `from`",
+                )
             })?,
-            Some(f) if f == repo.default_branch => repo.default_head.clone().ok_or_else(|| ApiError::not_found("main"))?,
-            Some(f) if f.len() == 40 && f.bytes().all(|b| b.is_ascii_hexdigit()) => f.to_ascii_lowercase(),
+            Some(f) if f == repo.default_branch => repo
+                .default_head
+                .clone()
+                .ok_or_else(|| ApiError::not_found("main"))?,
+            Some(f) if f.len() == 40 && f.bytes().all(|b| b.is_ascii_hexdigit()) => {
+                f.to_ascii_lowercase()
+            }
             Some(f) => live_branch(conn.h(), &repo, f).await?.head,
         };
         (access, repo, from)
@@ -341,9 +356,15 @@ pub async fn create(
         title: body.title,
         description: body.description,
     };
-    let recorded = record::record_with(&state.store, &state.config.data_dir, &repo.id, &actor, Some(&seed))
-        .await
-        .map_err(ApiError::internal)?;
+    let recorded = record::record_with(
+        &state.store,
+        &state.config.data_dir,
+        &repo.id,
+        &actor,
+        Some(&seed),
+    )
+    .await
+    .map_err(ApiError::internal)?;
     state.facts.after_record(&repo.id, &recorded).await;
     let mut conn = state.store.read().await?;
     let row = live_branch(conn.h(), &repo, &branch).await?;
@@ -370,7 +391,14 @@ pub async fn update(
     let title = body.title.unwrap_or(row.title.clone());
     let description = body.description.unwrap_or(row.description.clone());
     check_text(title.as_deref(), description.as_deref())?;
-    branches::set_text(tx.h(), &repo.id, &row.name, title.as_deref(), description.as_deref()).await?;
+    branches::set_text(
+        tx.h(),
+        &repo.id,
+        &row.name,
+        title.as_deref(),
+        description.as_deref(),
+    )
+    .await?;
     let row = live_branch(tx.h(), &repo, &branch).await?;
     let body = serde_json::json!({"row": record::branch_row(&repo.name, &row), "partial": true,
         "actor": caller.login, "agent": agent});
@@ -388,7 +416,10 @@ pub async fn update(
     events::append(tx.h(), &event).await?;
     let mut items = views(tx.h(), &state, &access, &repo, &[row]).await?;
     tx.commit().await?;
-    items.pop().map(Json).ok_or_else(|| ApiError::not_found("branch"))
+    items
+        .pop()
+        .map(Json)
+        .ok_or_else(|| ApiError::not_found("branch"))
 }
 
 /// Deletes the branch's ref (not the default branch's); `branch.deleted` follows.
@@ -459,9 +490,9 @@ pub async fn commits(
 ) -> ApiResult<Json<BranchCommits>> {
     let skip: usize = match q.cursor.as_deref() {
         None => 0,
-        Some(c) => c
-            .parse()
-            .map_err(|_| ApiError::bad_request("bad_cursor", "this cursor was not made by this list"))?,
+        Some(c) => c.parse().map_err(|_| {
+            ApiError::bad_request("bad_cursor", "this cursor was not made by this list")
+        })?,
     };
     let limit = q.limit.unwrap_or(COMMITS_DEFAULT).clamp(1, COMMITS_MAX);
     let (repo, row) = {
@@ -507,7 +538,9 @@ pub fn encode_branch_slashes(uri: &Uri) -> Option<Uri> {
         return None;
     }
     let (name, sub) = match segments.split_last() {
-        Some((last, init)) if SUB.contains(last) && init.len() > 1 => (init.join("%2F"), Some(*last)),
+        Some((last, init)) if SUB.contains(last) && init.len() > 1 => {
+            (init.join("%2F"), Some(*last))
+        }
         Some((last, _)) if SUB.contains(last) => return None,
         _ => (segments.join("%2F"), None),
     };
@@ -535,7 +568,10 @@ mod tests {
         let r = |s: &str| encode_branch_slashes(&s.parse().unwrap()).map(|u| u.to_string());
         let base = "/v1/monorepos/o/m/repos/api/branches/";
         assert_eq!(r(&format!("{base}a/b")), Some(format!("{base}a%2Fb")));
-        assert_eq!(r(&format!("{base}a/b/c/diff?x=1")), Some(format!("{base}a%2Fb%2Fc/diff?x=1")));
+        assert_eq!(
+            r(&format!("{base}a/b/c/diff?x=1")),
+            Some(format!("{base}a%2Fb%2Fc/diff?x=1"))
+        );
         assert_eq!(r(&format!("{base}a/diff")), None);
         assert_eq!(r(&format!("{base}a%2Fb")), None);
         assert_eq!(r("/v1/monorepos/o/m/repos/api/tree"), None);

@@ -190,7 +190,12 @@ pub async fn history(
         &caller,
         p,
         q.git_ref.as_deref(),
-        move |repo, commit, row| Ok((repo.history(commit, &path, limit, next.as_deref())?, row.id.clone())),
+        move |repo, commit, row| {
+            Ok((
+                repo.history(commit, &path, limit, next.as_deref())?,
+                row.id.clone(),
+            ))
+        },
     )
     .await?;
     mark_merges(&state, &repo_id, page.items.iter_mut()).await?;

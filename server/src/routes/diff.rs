@@ -112,7 +112,10 @@ pub async fn diff(
         (repo, row.head)
     };
     let Some(main) = repo.default_head.clone() else {
-        return Err(ApiError::conflict("no_main", "the repo has no main to diff against yet"));
+        return Err(ApiError::conflict(
+            "no_main",
+            "the repo has no main to diff against yet",
+        ));
     };
     let etag = format!("\"{main}.{head}\"");
     let matches = headers
@@ -150,7 +153,12 @@ pub async fn diff(
             paths: q
                 .paths
                 .as_deref()
-                .map(|p| p.split(',').map(|s| s.trim().trim_matches('/').to_owned()).filter(|s| !s.is_empty()).collect())
+                .map(|p| {
+                    p.split(',')
+                        .map(|s| s.trim().trim_matches('/').to_owned())
+                        .filter(|s| !s.is_empty())
+                        .collect()
+                })
                 .unwrap_or_default(),
             patches: q.hunks.as_deref() != Some("0"),
             ..Options::patches()
@@ -187,7 +195,10 @@ fn not_modified(etag: &str) -> Response {
 fn ndjson(body: Body, etag: Option<&str>) -> Response {
     let mut r = Response::new(body);
     let h = r.headers_mut();
-    h.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/x-ndjson"));
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/x-ndjson"),
+    );
     match etag.and_then(|e| HeaderValue::from_str(e).ok()) {
         Some(v) => {
             h.insert(header::ETAG, v);
@@ -294,8 +305,16 @@ fn unified(d: &BranchDiff) -> String {
             continue;
         }
         if let Some(patch) = &f.patch {
-            let a = if f.old_sha.is_some() { format!("a/{old}") } else { "/dev/null".into() };
-            let b = if f.new_sha.is_some() { format!("b/{}", f.path) } else { "/dev/null".into() };
+            let a = if f.old_sha.is_some() {
+                format!("a/{old}")
+            } else {
+                "/dev/null".into()
+            };
+            let b = if f.new_sha.is_some() {
+                format!("b/{}", f.path)
+            } else {
+                "/dev/null".into()
+            };
             out.push_str(&format!("--- {a}\n+++ {b}\n{patch}"));
         }
     }

@@ -39,10 +39,9 @@ impl From<merge::Error> for ApiError {
                 "unrelated",
                 "the branch shares no history with main, so it cannot be merged",
             ),
-            merge::Error::RefMoved(name) => ApiError::conflict(
-                "ref_moved",
-                format!("{name} moved meanwhile; try again"),
-            ),
+            merge::Error::RefMoved(name) => {
+                ApiError::conflict("ref_moved", format!("{name} moved meanwhile; try again"))
+            }
             merge::Error::RefExists(name) => {
                 ApiError::conflict("branch_exists", format!("{name} already exists"))
             }
@@ -81,7 +80,10 @@ pub async fn merge(
     let force = matches!(q.force.as_deref(), Some("1" | "true"));
     let repo_id = {
         let mut conn = state.store.read().await?;
-        resolve(conn.h(), &caller, (&owner, &name, &repo), Need::Write).await?.1.id
+        resolve(conn.h(), &caller, (&owner, &name, &repo), Need::Write)
+            .await?
+            .1
+            .id
     };
     let lock = state.merge_lock(&repo_id);
     let _one_at_once = lock.lock().await;
@@ -120,30 +122,60 @@ pub async fn merge(
                 .statuses
                 .iter()
                 .filter(|s| {
-                    checks.required.as_ref().is_none_or(|r| r.is_empty() || r.contains(&s.context))
+                    checks
+                        .required
+                        .as_ref()
+                        .is_none_or(|r| r.is_empty() || r.contains(&s.context))
                         && s.state.as_str() != "success"
                 })
                 .map(|s| format!("{} is {}", s.context, s.state.as_str()))
                 .collect();
-            why.extend(checks.missing.iter().flatten().map(|c| format!("{c} has not reported")));
+            why.extend(
+                checks
+                    .missing
+                    .iter()
+                    .flatten()
+                    .map(|c| format!("{c} has not reported")),
+            );
             return Err(ApiError::new(
                 StatusCode::PRECONDITION_FAILED,
                 "checks_not_green",
-                format!("the checks do not pass: {}; merge with force=1 to go past them", why.join(", ")),
+                format!(
+                    "the checks do not pass: {}; merge with force=1 to go past them",
+                    why.join(", ")
+                ),
             )
             .with_checks(checks));
         }
         let Some(main) = repo.default_head.clone() else {
-            return Err(ApiError::conflict("no_main", "the repo has no main to merge into yet"));
+            return Err(ApiError::conflict(
+                "no_main",
+                "the repo has no main to merge into yet",
+            ));
         };
-        let message = message(row.title.as_deref(), row.description.as_deref(), &row.name, agent.as_deref());
+        let message = message(
+            row.title.as_deref(),
+            row.description.as_deref(),
+            &row.name,
+            agent.as_deref(),
+        );
         let author = Person {
-            name: user.name.clone().filter(|n| !n.trim().is_empty()).unwrap_or_else(|| user.login.clone()),
-            email: user.email.clone().unwrap_or_else(|| format!("{}@users.noreply", user.login)),
+            name: user
+                .name
+                .clone()
+                .filter(|n| !n.trim().is_empty())
+                .unwrap_or_else(|| user.login.clone()),
+            email: user
+                .email
+                .clone()
+                .unwrap_or_else(|| format!("{}@users.noreply", user.login)),
         };
         let committer = Person {
             name: "svc".into(),
-            email: format!("svc@{}", state.config.base_url.host_str().unwrap_or("localhost")),
+            email: format!(
+                "svc@{}",
+                state.config.base_url.host_str().unwrap_or("localhost")
+            ),
         };
         let dir = storage::repo_dir(&state.config.data_dir, &repo.id);
         let head = row.head.clone();
@@ -151,8 +183,12 @@ pub async fn merge(
             let (dir, main) = (dir.clone(), main.clone());
             tokio::task::spawn_blocking(move || {
                 let git = Repo::open(&dir)?;
-                let main = git.commit_exists(&main)?.ok_or_else(|| merge::Error::NotFound("main".into()))?;
-                let head = git.commit_exists(&head)?.ok_or_else(|| merge::Error::NotFound("head".into()))?;
+                let main = git
+                    .commit_exists(&main)?
+                    .ok_or_else(|| merge::Error::NotFound("main".into()))?;
+                let head = git
+                    .commit_exists(&head)?
+                    .ok_or_else(|| merge::Error::NotFound("head".into()))?;
                 git.merge(main, head, &author, &committer, &message)
             })
             .await
@@ -190,7 +226,9 @@ pub async fn merge(
         let main_ref = format!("refs/heads/{}", repo.default_branch);
         let moved = tokio::task::spawn_blocking(move || {
             let git = Repo::open(&dir)?;
-            let old = git.commit_exists(&main)?.ok_or_else(|| merge::Error::NotFound("main".into()))?;
+            let old = git
+                .commit_exists(&main)?
+                .ok_or_else(|| merge::Error::NotFound("main".into()))?;
             git.update_ref(&main_ref, old, sha)
         })
         .await
@@ -230,7 +268,12 @@ pub async fn merge(
 }
 
 /// The merge commit's message: the branch's title and description.
-fn message(title: Option<&str>, description: Option<&str>, branch: &str, agent: Option<&str>) -> String {
+fn message(
+    title: Option<&str>,
+    description: Option<&str>,
+    branch: &str,
+    agent: Option<&str>,
+) -> String {
     let mut text = title
         .map(str::trim)
         .filter(|t| !t.is_empty())

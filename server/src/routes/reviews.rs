@@ -66,7 +66,9 @@ pub async fn list(
     let more = rows.len() > usize::try_from(limit).unwrap_or(usize::MAX);
     rows.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
     Ok(Json(ReviewList {
-        next_cursor: more.then(|| rows.last().map(|r| r.id.to_string())).flatten(),
+        next_cursor: more
+            .then(|| rows.last().map(|r| r.id.to_string()))
+            .flatten(),
         items: rows.iter().map(|r| view(&repo.name, r)).collect(),
     }))
 }

@@ -42,23 +42,38 @@ async fn check_commit(state: &AppState, repo: &RepoRow, sha: &str) -> ApiResult<
     let found = tokio::task::spawn_blocking(move || Repo::open(&dir)?.commit_exists(&sha))
         .await
         .map_err(ApiError::internal)??;
-    found.map(|_| ()).ok_or_else(|| ApiError::not_found("commit"))
+    found
+        .map(|_| ())
+        .ok_or_else(|| ApiError::not_found("commit"))
 }
 
 fn validate(body: &PostStatus) -> ApiResult<()> {
     let bad = |m: String| Err(ApiError::bad_request("bad_request", m));
     let context = body.context.trim();
-    if context.is_empty() || context.chars().count() > CONTEXT_MAX || context.chars().any(char::is_control) {
-        return bad(format!("context must be 1 to {CONTEXT_MAX} printable characters"));
+    if context.is_empty()
+        || context.chars().count() > CONTEXT_MAX
+        || context.chars().any(char::is_control)
+    {
+        return bad(format!(
+            "context must be 1 to {CONTEXT_MAX} printable characters"
+        ));
     }
-    if body.description.as_ref().is_some_and(|d| d.chars().count() > DESCRIPTION_MAX) {
-        return bad(format!("description is at most {DESCRIPTION_MAX} characters"));
+    if body
+        .description
+        .as_ref()
+        .is_some_and(|d| d.chars().count() > DESCRIPTION_MAX)
+    {
+        return bad(format!(
+            "description is at most {DESCRIPTION_MAX} characters"
+        ));
     }
     if let Some(u) = &body.target_url {
         let ok = u.len() <= URL_MAX
             && url::Url::parse(u).is_ok_and(|u| matches!(u.scheme(), "http" | "https"));
         if !ok {
-            return bad(format!("target_url must be an http(s) URL of at most {URL_MAX} bytes"));
+            return bad(format!(
+                "target_url must be an http(s) URL of at most {URL_MAX} bytes"
+            ));
         }
     }
     Ok(())
@@ -81,7 +96,9 @@ pub async fn post(
     let sha = sha.to_ascii_lowercase();
     let repo = {
         let mut conn = state.store.read().await?;
-        resolve(conn.h(), &caller, (&owner, &name, &repo), Need::Write).await?.1
+        resolve(conn.h(), &caller, (&owner, &name, &repo), Need::Write)
+            .await?
+            .1
     };
     check_commit(&state, &repo, &sha).await?;
     let mut tx = state.store.begin().await?;
@@ -138,5 +155,7 @@ pub async fn checks(
     let (access, repo) = resolve(conn.h(), &caller, (&owner, &name, &repo), Need::Read).await?;
     check_commit(&state, &repo, &sha).await?;
     let mut all = checks_of(conn.h(), &state, &access, &repo, &[sha]).await?;
-    all.pop().map(Json).ok_or_else(|| ApiError::not_found("commit"))
+    all.pop()
+        .map(Json)
+        .ok_or_else(|| ApiError::not_found("commit"))
 }

@@ -151,12 +151,7 @@ pub async fn set_facts(h: H<'_>, repo_id: &str, name: &str, f: &Facts) -> Result
 
 /// Open branches that should have fresh facts: pushed since `since`, plus the `sweep`
 /// most recently pushed.
-pub async fn wanting_facts(
-    h: H<'_>,
-    repo_id: &str,
-    since: i64,
-    sweep: i64,
-) -> Result<Vec<String>> {
+pub async fn wanting_facts(h: H<'_>, repo_id: &str, since: i64, sweep: i64) -> Result<Vec<String>> {
     Ok(on!(h, c => sqlx::query_scalar(
         "SELECT name FROM branches WHERE repo_id = $1 AND state = 'open' AND pushed_at >= $2
          UNION

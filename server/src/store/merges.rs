@@ -17,7 +17,8 @@ pub struct MergeRow {
     pub done: bool,
 }
 
-const COLUMNS: &str = "repo_id, sha, branch, head, merged_by, merged_agent, forced, merged_at, done";
+const COLUMNS: &str =
+    "repo_id, sha, branch, head, merged_by, merged_agent, forced, merged_at, done";
 
 pub async fn insert(h: H<'_>, m: &MergeRow) -> Result<()> {
     on!(h, c => sqlx::query(
@@ -32,7 +33,8 @@ pub async fn insert(h: H<'_>, m: &MergeRow) -> Result<()> {
 
 /// Merges whose ref move has not been recorded yet.
 pub async fn pending(h: H<'_>, repo_id: &str) -> Result<Vec<MergeRow>> {
-    let sql = format!("SELECT {COLUMNS} FROM merges WHERE repo_id = $1 AND NOT done ORDER BY merged_at");
+    let sql =
+        format!("SELECT {COLUMNS} FROM merges WHERE repo_id = $1 AND NOT done ORDER BY merged_at");
     Ok(on!(h, c => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(repo_id).fetch_all(c).await?))
 }
 
@@ -49,12 +51,17 @@ pub async fn remove(h: H<'_>, repo_id: &str, sha: &str) -> Result<()> {
 }
 
 /// Branch names of the recorded merge commits among `shas`, for commit pages on main.
-pub async fn branches_of(h: H<'_>, repo_id: &str, shas: &[String]) -> Result<Vec<(String, String)>> {
+pub async fn branches_of(
+    h: H<'_>,
+    repo_id: &str,
+    shas: &[String],
+) -> Result<Vec<(String, String)>> {
     if shas.is_empty() {
         return Ok(Vec::new());
     }
     let list = super::placeholders(2, shas.len());
-    let sql = format!("SELECT sha, branch FROM merges WHERE repo_id = $1 AND done AND sha IN ({list})");
+    let sql =
+        format!("SELECT sha, branch FROM merges WHERE repo_id = $1 AND done AND sha IN ({list})");
     Ok(on!(h, c => {
         let mut q = sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(repo_id);
         for s in shas {

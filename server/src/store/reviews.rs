@@ -30,7 +30,13 @@ pub async fn insert(h: H<'_>, r: &ReviewRow) -> Result<ReviewRow> {
 }
 
 /// A page of a branch's reviews, oldest first, after review `after`.
-pub async fn page(h: H<'_>, repo_id: &str, branch: &str, after: i64, limit: i64) -> Result<Vec<ReviewRow>> {
+pub async fn page(
+    h: H<'_>,
+    repo_id: &str,
+    branch: &str,
+    after: i64,
+    limit: i64,
+) -> Result<Vec<ReviewRow>> {
     let sql = format!(
         "SELECT {COLUMNS} FROM reviews WHERE repo_id = $1 AND branch = $2 AND id > $3 ORDER BY id LIMIT $4"
     );

@@ -41,8 +41,10 @@ pub async fn put(h: H<'_>, s: &StatusRow) -> Result<Option<String>> {
 
 /// How many contexts the commit has.
 pub async fn count(h: H<'_>, repo_id: &str, sha: &str) -> Result<i64> {
-    Ok(on!(h, c => sqlx::query_scalar("SELECT COUNT(*) FROM statuses WHERE repo_id = $1 AND sha = $2")
-        .bind(repo_id).bind(sha).fetch_one(c).await?))
+    Ok(
+        on!(h, c => sqlx::query_scalar("SELECT COUNT(*) FROM statuses WHERE repo_id = $1 AND sha = $2")
+        .bind(repo_id).bind(sha).fetch_one(c).await?),
+    )
 }
 
 /// The statuses of several commits, by commit then context.
