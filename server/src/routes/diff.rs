@@ -176,10 +176,8 @@ pub async fn diff(
         return Ok(([(header::CONTENT_TYPE, "text/x-diff; charset=utf-8")], text).into_response());
     }
     let mut response = axum::Json(whole).into_response();
-    if patches {
-        if let Ok(v) = HeaderValue::from_str(&etag) {
-            response.headers_mut().insert(header::ETAG, v);
-        }
+    if patches && let Ok(v) = HeaderValue::from_str(&etag) {
+        response.headers_mut().insert(header::ETAG, v);
     }
     Ok(response)
 }

@@ -99,10 +99,16 @@ pub async fn merge(
                     format!("branch {} is {}, not open", row.name, row.state),
                 ));
             }
-            let checks = checks_of(conn.h(), &state, &access, &repo, &[row.head.clone()])
-                .await?
-                .pop()
-                .ok_or_else(|| ApiError::internal("no checks"))?;
+            let checks = checks_of(
+                conn.h(),
+                &state,
+                &access,
+                &repo,
+                std::slice::from_ref(&row.head),
+            )
+            .await?
+            .pop()
+            .ok_or_else(|| ApiError::internal("no checks"))?;
             let user = users::by_id(conn.h(), &caller.user_id)
                 .await?
                 .ok_or_else(|| ApiError::unauthorized("unknown user"))?;
