@@ -449,6 +449,18 @@ async fn merge_gate_with_required_checks() {
     assert_eq!(moved.last().unwrap()["head"], sha);
     let r = w.merge("topic", "").await;
     expect_error(r, StatusCode::CONFLICT, "not_open").await;
+    // Pushed again after its merge, the branch is open again without merge facts.
+    w.git.ok(&w.work, &["checkout", "-q", "topic"]);
+    w.git.commit(&w.work, "more", &[("more.txt", b"m\n")]);
+    w.git.ok(&w.work, &["push", "-q", "origin", "topic"]);
+    let b = w
+        .app
+        .get_json(&w.token, &format!("{R}/branches/topic"))
+        .await;
+    assert_eq!(
+        (b["state"].as_str(), b["merged_at"].as_str()),
+        (Some("open"), None)
+    );
 
     // Forced: red checks are passed and the merge says so.
     let head = w.push_branch("red", "red", &[("r.txt", b"r\n")]);

@@ -92,7 +92,8 @@ pub async fn page(
         .fetch_all(c).await?))
 }
 
-/// Writes the stored fields (insert or replace); facts and merge facts are kept.
+/// Writes the stored fields (insert or replace); facts are kept, and merge facts too
+/// unless the branch is open again (pushed after its merge).
 pub async fn put(h: H<'_>, row: &BranchRow) -> Result<()> {
     on!(h, c => sqlx::query(
         "INSERT INTO branches (repo_id, name, head, author, pusher, state, title, description, created_at, pushed_at, sort_at)
@@ -100,7 +101,12 @@ pub async fn put(h: H<'_>, row: &BranchRow) -> Result<()> {
          ON CONFLICT (repo_id, name) DO UPDATE SET head = excluded.head, author = excluded.author,
            pusher = excluded.pusher, state = excluded.state, title = excluded.title,
            description = excluded.description, created_at = excluded.created_at,
-           pushed_at = excluded.pushed_at, sort_at = excluded.sort_at",
+           pushed_at = excluded.pushed_at, sort_at = excluded.sort_at,
+           merged_at = CASE WHEN excluded.state = 'open' THEN NULL ELSE branches.merged_at END,
+           merged_by = CASE WHEN excluded.state = 'open' THEN NULL ELSE branches.merged_by END,
+           merged_agent = CASE WHEN excluded.state = 'open' THEN NULL ELSE branches.merged_agent END,
+           merge_sha = CASE WHEN excluded.state = 'open' THEN NULL ELSE branches.merge_sha END,
+           forced = CASE WHEN excluded.state = 'open' THEN NULL ELSE branches.forced END",
     )
     .bind(&row.repo_id).bind(&row.name).bind(&row.head).bind(&row.author).bind(&row.pusher)
     .bind(&row.state).bind(&row.title).bind(&row.description).bind(row.created_at).bind(row.pushed_at)
