@@ -23,7 +23,8 @@ pub struct TestApp {
     pub base: String,
     pub client: reqwest::Client,
     pub data_dir: tempfile::TempDir,
-    config: Config,
+    /// The server's settings (database URL, data dir), for tests that reach under the API.
+    pub config: Config,
     shutdown: Option<oneshot::Sender<()>>,
     server: Option<std::thread::JoinHandle<anyhow::Result<()>>>,
     _database: Option<pg::TempDatabase>,

@@ -664,3 +664,88 @@ async fn concurrent_merges_into_one_repo_both_land() {
         .ok(&w.work, &["ls-tree", "--name-only", "origin/main"]);
     assert!(tree.contains("one.txt") && tree.contains("two.txt"));
 }
+
+/// A merge cut off after main's ref moved (the process died before recording it) is
+/// finished when the server starts: git and the database agree again.
+#[tokio::test]
+async fn a_merge_cut_off_after_moving_main_is_finished_at_start_up() {
+    use svc_server::git::merge::Person;
+    use svc_server::git::{read::Repo, storage};
+    use svc_server::store::{Store, merges, now_ms, repos};
+
+    let mut w = world().await;
+    let head = w.push_branch("topic", "topic", &[("b.txt", b"b\n")]);
+    let monorepo_id = w.app.get_json(&w.token, M).await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let store = Store::open(&w.app.config.database_url).await.unwrap();
+    let repo = {
+        let mut conn = store.read().await.unwrap();
+        repos::by_name(conn.h(), &monorepo_id, "app")
+            .await
+            .unwrap()
+            .unwrap()
+    };
+    let git = Repo::open(&storage::repo_dir(&w.app.config.data_dir, &repo.id)).unwrap();
+    let main = git
+        .commit_exists(repo.default_head.as_deref().unwrap())
+        .unwrap()
+        .unwrap();
+    let topic = git.commit_exists(&head).unwrap().unwrap();
+    let ann = Person {
+        name: "Ann".into(),
+        email: "ann@example.com".into(),
+    };
+    let sha = git
+        .merge(main, topic, &ann, &ann, "Merge branch 'topic'\n")
+        .unwrap();
+    let pending = merges::MergeRow {
+        repo_id: repo.id.clone(),
+        sha: sha.to_string(),
+        branch: "topic".into(),
+        head: head.clone(),
+        merged_by: "ann".into(),
+        merged_agent: Some("claude".into()),
+        forced: false,
+        merged_at: now_ms(),
+        done: false,
+    };
+    let mut tx = store.begin().await.unwrap();
+    merges::insert(tx.h(), &pending).await.unwrap();
+    tx.commit().await.unwrap();
+    git.update_ref("refs/heads/main", main, sha).unwrap();
+    store.close().await;
+
+    w.app.restart().await;
+    let mut b = Value::Null;
+    for _ in 0..200 {
+        b = w
+            .app
+            .get_json(&w.token, &format!("{R}/branches/topic"))
+            .await;
+        if b["state"] == "merged" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    assert_eq!(
+        (b["state"].as_str(), b["merge_sha"].as_str()),
+        (Some("merged"), Some(sha.to_string().as_str()))
+    );
+    assert_eq!(b["merged_agent"], "claude");
+    let heads = w.app.get_json(&w.token, &format!("{M}/heads")).await;
+    assert_eq!(heads["heads"][0]["head"], sha.to_string());
+    let merged = w.events("merged").await;
+    assert_eq!(
+        (merged.len(), merged[0]["agent"].as_str()),
+        (1, Some("claude"))
+    );
+    let moved = w.events("default_head.updated").await;
+    assert_eq!(moved.last().unwrap()["head"], sha.to_string());
+    let c = w
+        .app
+        .get_json(&w.token, &format!("{R}/commits/{sha}"))
+        .await;
+    assert_eq!(c["merged_branch"], "topic");
+}
