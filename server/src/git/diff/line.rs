@@ -17,6 +17,13 @@ use gix::diff::blob::{Algorithm, Diff, IndentHeuristic, IndentLevel, Token};
 const UNSET: u32 = u32::MAX - 1;
 const NOT_UNIQUE: u32 = u32::MAX;
 
+/// Lines the patience passes may look at in all, per line of the file, before the
+/// ranges left fall back to Myers. Real edits need a few passes; inputs made to nest
+/// anchors deep would make git's patience quadratic, which a server must not be.
+const PASSES: usize = 32;
+/// The same, in lines, whatever the size of the file.
+const MIN_WORK: usize = 1 << 20;
+
 /// The changed lines of each side.
 pub(super) struct Changed {
     pub removed: Vec<bool>,
@@ -29,6 +36,20 @@ pub(super) fn diff(
     before: &[Token],
     after: &[Token],
     tokens: u32,
+    indent: impl Fn(Token) -> IndentLevel,
+) -> Changed {
+    let work = (before.len() + after.len())
+        .saturating_mul(PASSES)
+        .max(MIN_WORK);
+    diff_within(before, after, tokens, work, indent)
+}
+
+/// [`diff`] with the patience passes bounded to `work` lines.
+fn diff_within(
+    before: &[Token],
+    after: &[Token],
+    tokens: u32,
+    mut work: usize,
     indent: impl Fn(Token) -> IndentLevel,
 ) -> Changed {
     let mut patience = Patience {
@@ -48,7 +69,14 @@ pub(super) fn diff(
         end2: after.len(),
     }];
     while let Some(range) = todo.pop() {
-        patience.range(range, &mut todo);
+        let lines = range.end1 - range.start1 + range.end2 - range.start2;
+        match work.checked_sub(lines) {
+            Some(left) => {
+                work = left;
+                patience.range(range, &mut todo);
+            }
+            None => patience.myers(range),
+        }
     }
     let Patience { removed, added, .. } = patience;
     slide(before, after, removed, added, indent)
@@ -319,4 +347,38 @@ fn slide(
         .collect();
     let added = (0..after.len() as u32).map(|i| diff.is_added(i)).collect();
     Changed { removed, added }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    /// The unchanged lines of each side, in order: equal for any valid diff.
+    fn kept(lines: &[Token], changed: &[bool]) -> Vec<Token> {
+        lines
+            .iter()
+            .zip(changed)
+            .filter(|(_, c)| !**c)
+            .map(|(t, _)| *t)
+            .collect()
+    }
+
+    #[test]
+    fn out_of_work_the_rest_falls_back_to_myers() {
+        let before: Vec<Token> = [1, 2, 3, 4, 5, 1, 6, 7, 8].map(Token).to_vec();
+        let after: Vec<Token> = [9, 2, 3, 5, 4, 1, 7, 6, 8, 0].map(Token).to_vec();
+        let indent = |_| IndentLevel::for_ascii_line(*b"x", 8);
+        let full = diff(&before, &after, 10, indent);
+        for work in [0, 5, 20, usize::MAX] {
+            let bounded = diff_within(&before, &after, 10, work, indent);
+            let old = kept(&before, &bounded.removed);
+            assert_eq!(old, kept(&after, &bounded.added), "work {work}");
+            assert!(old.len() >= 5, "work {work}: {old:?}");
+        }
+        let unbounded = diff_within(&before, &after, 10, usize::MAX, indent);
+        assert_eq!(full.removed, unbounded.removed);
+        assert_eq!(full.added, unbounded.added);
+    }
 }
