@@ -327,3 +327,38 @@ impl TestApp {
         expect_json(r, StatusCode::OK).await
     }
 }
+
+/// A server with user `ann`, monorepo `ann/<monorepo>` and its repo at `path`, cloned
+/// (still empty) into `work` by a sealed git that holds ann's credential.
+pub struct Cloned {
+    pub app: TestApp,
+    pub token: String,
+    pub git: git::Git,
+    pub work: std::path::PathBuf,
+}
+
+impl Cloned {
+    pub async fn new(monorepo: &str, path: &str) -> Cloned {
+        let app = TestApp::start().await;
+        let token = app
+            .bootstrap(serde_json::json!({"email": "ann@example.com", "name": "Ann Example"}))
+            .await
+            .credential
+            .token;
+        app.monorepo(&token, serde_json::json!({"name": monorepo}))
+            .await;
+        let url = app.repo(&token, &format!("ann/{monorepo}"), path).await["clone_url"]
+            .as_str()
+            .expect("clone_url")
+            .to_owned();
+        let git = git::Git::new(&token);
+        git.ok(git.home.path(), &["clone", "-q", &url, "work"]);
+        let work = git.path("work");
+        Cloned {
+            app,
+            token,
+            git,
+            work,
+        }
+    }
+}

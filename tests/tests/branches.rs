@@ -22,20 +22,12 @@ struct World {
 }
 
 async fn world() -> World {
-    let app = TestApp::start().await;
-    let token = app
-        .bootstrap(json!({"email": "ann@example.com", "name": "Ann Example"}))
-        .await
-        .credential
-        .token;
-    app.monorepo(&token, json!({"name": "mono"})).await;
-    let url = app.repo(&token, "ann/mono", "app").await["clone_url"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let git = Git::new(&token);
-    git.ok(git.home.path(), &["clone", "-q", &url, "work"]);
-    let work = git.path("work");
+    let svc_tests::Cloned {
+        app,
+        token,
+        git,
+        work,
+    } = svc_tests::Cloned::new("mono", "app").await;
     git.commit(
         &work,
         "base",

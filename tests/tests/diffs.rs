@@ -3,7 +3,7 @@
 #![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 
 use reqwest::{Method, StatusCode, header};
-use serde_json::{Value, json};
+use serde_json::Value;
 use svc_tests::git::Git;
 use svc_tests::{TestApp, expect_json};
 
@@ -19,20 +19,12 @@ struct World {
 /// Main with a few files; branch `topic` edits, adds, deletes, renames and adds a binary
 /// and a file over 8 MiB; main moves on afterwards (three-dot diffs ignore that).
 async fn world() -> World {
-    let app = TestApp::start().await;
-    let token = app
-        .bootstrap(json!({"email": "ann@example.com"}))
-        .await
-        .credential
-        .token;
-    app.monorepo(&token, json!({"name": "mono"})).await;
-    let url = app.repo(&token, "ann/mono", "app").await["clone_url"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let git = Git::new(&token);
-    git.ok(git.home.path(), &["clone", "-q", &url, "work"]);
-    let work = git.path("work");
+    let svc_tests::Cloned {
+        app,
+        token,
+        git,
+        work,
+    } = svc_tests::Cloned::new("mono", "app").await;
     let lines: String = (1..=40).map(|i| format!("line {i}\n")).collect();
     git.commit(
         &work,
