@@ -18,4 +18,7 @@ pub struct ErrorBody {
     /// Paths the error is about, when it concerns files.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub paths: Option<Vec<String>>,
+    /// The Checks object a refused merge or release was judged by.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checks: Option<crate::branch::Checks>,
 }

@@ -1,5 +1,6 @@
 //! The application: shared state, the router with its layers, and `launch`.
 
+use std::collections::HashMap;
 use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -11,6 +12,7 @@ use axum::http::{Request, StatusCode};
 use axum::response::IntoResponse;
 use axum::serve::ListenerExt;
 use tokio::net::TcpListener;
+use tower::Layer;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::request_id::{
     MakeRequestId, PropagateRequestIdLayer, RequestId, SetRequestIdLayer,
@@ -39,6 +41,14 @@ pub struct AppState {
     pub last_commits: Arc<crate::git::last_commits::Cache>,
     /// Recently checked credentials.
     pub credentials: Arc<CredentialCache>,
+    /// The branch facts queue and workers.
+    pub facts: Arc<crate::facts::Worker>,
+    /// Parsed `.svc/svc.toml` files, by (repo, commit).
+    pub checks_config: Arc<crate::checks::ConfigCache>,
+    /// Finished streamed diffs, replayed by (main, head).
+    pub diff_streams: Arc<crate::routes::DiffStreams>,
+    /// One merge at a time per repo in this process.
+    merge_locks: Arc<std::sync::Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>>,
 }
 
 impl AppState {
@@ -52,13 +62,26 @@ impl AppState {
                 credentials.clone(),
             ));
         }
+        let facts = crate::facts::Worker::start(store.clone(), config.data_dir.clone());
         AppState {
             store,
+            facts,
+            checks_config: Arc::default(),
+            merge_locks: Arc::default(),
+            diff_streams: Arc::default(),
             config: Arc::new(config),
             oidc,
             push_slots: Arc::new(tokio::sync::Semaphore::new(MAX_CONCURRENT_PUSHES)),
             last_commits: Arc::default(),
             credentials,
+        }
+    }
+
+    /// The lock merges into `repo_id` take.
+    pub fn merge_lock(&self, repo_id: &str) -> Arc<tokio::sync::Mutex<()>> {
+        match self.merge_locks.lock() {
+            Ok(mut locks) => locks.entry(repo_id.to_owned()).or_default().clone(),
+            Err(_) => Arc::default(),
         }
     }
 }
@@ -85,10 +108,7 @@ pub async fn launch(
         .clone()
         .map(|s| Arc::new(oidc::Provider::new(s, http)));
     let state = AppState::new(store.clone(), config, oidc);
-    tokio::spawn(crate::git::record::record_all(
-        store.clone(),
-        state.config.data_dir.clone(),
-    ));
+    tokio::spawn(crate::git::record::record_all(state.clone()));
     tracing::info!(
         listen = %listener.local_addr()?,
         base_url = %state.config.base_url,
@@ -99,9 +119,21 @@ pub async fn launch(
     let listener = listener.tap_io(|tcp| {
         let _ = tcp.set_nodelay(true);
     });
-    axum::serve(listener, router(state))
-        .with_graceful_shutdown(shutdown)
-        .await?;
+    // Branch names with raw slashes are encoded before routing, so the router sees one
+    // path segment either way.
+    let app = tower::util::MapRequestLayer::new(|mut req: Request<axum::body::Body>| {
+        if let Some(uri) = crate::routes::encode_branch_slashes(req.uri()) {
+            *req.uri_mut() = uri;
+        }
+        req
+    })
+    .layer(router(state));
+    axum::serve(
+        listener,
+        axum::ServiceExt::<Request<axum::body::Body>>::into_make_service(app),
+    )
+    .with_graceful_shutdown(shutdown)
+    .await?;
     store.close().await;
     tracing::info!("svc-server stopped");
     Ok(())

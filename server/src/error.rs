@@ -5,6 +5,7 @@ use std::borrow::Cow;
 use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
+use svc_protocol::branch::Checks;
 use svc_protocol::{ApiErrorBody, ErrorBody};
 
 #[derive(Debug)]
@@ -12,6 +13,10 @@ pub struct ApiError {
     pub status: StatusCode,
     pub code: Cow<'static, str>,
     pub message: String,
+    /// Paths the error is about (conflicts).
+    pub paths: Option<Vec<String>>,
+    /// The Checks object a refused merge was judged by.
+    pub checks: Option<Box<Checks>>,
 }
 
 pub type ApiResult<T> = Result<T, ApiError>;
@@ -26,6 +31,22 @@ impl ApiError {
             status,
             code: code.into(),
             message: message.into(),
+            paths: None,
+            checks: None,
+        }
+    }
+
+    pub fn with_paths(self, paths: Vec<String>) -> Self {
+        Self {
+            paths: Some(paths),
+            ..self
+        }
+    }
+
+    pub fn with_checks(self, checks: Checks) -> Self {
+        Self {
+            checks: Some(Box::new(checks)),
+            ..self
         }
     }
 
@@ -71,7 +92,8 @@ impl IntoResponse for ApiError {
             error: ErrorBody {
                 code: self.code.into_owned(),
                 message: self.message,
-                paths: None,
+                paths: self.paths,
+                checks: self.checks.map(|c| *c),
             },
         };
         (self.status, axum::Json(body)).into_response()

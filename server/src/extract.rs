@@ -26,3 +26,31 @@ pub struct Query<T>(pub T);
 #[derive(Debug, FromRequestParts)]
 #[from_request(via(axum::extract::Path), rejection(ApiError))]
 pub struct Path<T>(pub T);
+
+/// The `X-Svc-Agent` header: the agent acting through the caller's credential, if any.
+#[derive(Debug, Clone, Default)]
+pub struct Agent(pub Option<String>);
+
+/// Longest agent name kept.
+const AGENT_MAX: usize = 64;
+
+impl<S: Send + Sync> FromRequestParts<S> for Agent {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        _: &S,
+    ) -> Result<Agent, ApiError> {
+        let Some(value) = parts.headers.get("x-svc-agent") else {
+            return Ok(Agent(None));
+        };
+        let name = value.to_str().map(str::trim).unwrap_or_default();
+        if name.is_empty() || name.len() > AGENT_MAX || name.chars().any(char::is_control) {
+            return Err(ApiError::bad_request(
+                "bad_agent",
+                format!("X-Svc-Agent must be 1 to {AGENT_MAX} printable characters"),
+            ));
+        }
+        Ok(Agent(Some(name.to_owned())))
+    }
+}

@@ -6,7 +6,9 @@
 //! - `svc-bench door`: clone of a 120 MiB repository through the git door against a
 //!   clone of its bare directory, server RSS during a door clone, 20 concurrent clones;
 //! - `svc-bench last-commits`: cold `getLastCommits` on a 1,000-entry folder of a
-//!   50,000-commit repository against `git log -1` per entry.
+//!   50,000-commit repository against `git log -1` per entry;
+//! - `svc-bench diff-engine`: the branch diff engine giving every patch of 5,000 edited
+//!   files against `git diff --patience`.
 //!
 //! Figures and how to read them: `docs/benchmarks.md`.
 
@@ -14,7 +16,7 @@ mod svc_bench;
 
 use clap::{Parser, Subcommand};
 
-use svc_bench::{auth, door, last_commits};
+use svc_bench::{auth, diff_engine, door, last_commits};
 
 #[derive(Parser)]
 #[command(name = "svc-bench", about = "Benchmarks of svc-server")]
@@ -61,6 +63,18 @@ enum Command {
         #[arg(long)]
         keep: bool,
     },
+    /// The branch diff engine with every patch against `git diff --patience`
+    DiffEngine {
+        /// Text files the branch edits
+        #[arg(long, default_value_t = 5_000)]
+        files: usize,
+        /// Timed runs of each (p50 and min are reported)
+        #[arg(long, default_value_t = 7)]
+        runs: usize,
+        /// Keep the working directory (in the temp dir) afterwards
+        #[arg(long)]
+        keep: bool,
+    },
 }
 
 #[tokio::main]
@@ -95,6 +109,9 @@ async fn main() -> anyhow::Result<()> {
                 keep,
             })
             .await
+        }
+        Command::DiffEngine { files, runs, keep } => {
+            diff_engine::bench(diff_engine::Options { files, runs, keep })
         }
     }
 }

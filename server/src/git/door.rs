@@ -504,9 +504,10 @@ async fn receive(
         login: Some(caller.login.clone()),
         agent,
     };
-    if let Err(e) = record::record(&state.store, &state.config.data_dir, &row.id, &actor).await {
+    match record::record(&state.store, &state.config.data_dir, &row.id, &actor).await {
+        Ok(recorded) => state.facts.after_record(&row.id, &recorded).await,
         // Git has the refs; the next recording (or start-up) brings the DB in line.
-        tracing::error!(repo = %row.id, error = %e, "cannot record a push");
+        Err(e) => tracing::error!(repo = %row.id, error = %e, "cannot record a push"),
     }
     tokio::spawn(storage::maintain(dir));
     push_result(out.stdout)

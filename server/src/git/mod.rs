@@ -1,7 +1,9 @@
 //! The git layer: in-process reads with gix, and the smart-HTTP door.
 
+pub mod diff;
 pub mod door;
 pub mod last_commits;
+pub mod merge;
 mod pkt;
 pub mod read;
 pub mod record;

@@ -12,7 +12,7 @@ use std::path::Path;
 use serde_json::json;
 use svc_protocol::event::{BranchRow, DefaultHeadRow, ZERO_SHA};
 
-use crate::store::{self, Store, branches, events, monorepos, now_ms, repos, time_of};
+use crate::store::{self, Store, branches, events, merges, monorepos, now_ms, repos, time_of};
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -42,32 +42,107 @@ pub async fn branch_heads(dir: &Path) -> Result<BTreeMap<String, String>, Error>
         .collect())
 }
 
-/// Brings the DB's view of one repo to git's refs; answers how many events it wrote.
+/// What a recording changed, for the facts worker.
+#[derive(Debug, Default)]
+pub struct Recorded {
+    pub events: usize,
+    /// Branches whose head moved or that appeared.
+    pub moved: Vec<String>,
+    /// Main moved.
+    pub main_moved: bool,
+}
+
+/// Title and description for a branch the recording finds new (createBranch).
+#[derive(Debug, Default)]
+pub struct Seed {
+    pub branch: String,
+    pub title: Option<String>,
+    pub description: Option<String>,
+}
+
+/// Pending merges older than this whose commit is not on main are given up: the merge
+/// that wrote them failed before moving main (a crash, or the ref moved under it).
+const PENDING_MERGE_TTL_MS: i64 = 5 * 60 * 1000;
+
+/// Brings the DB's view of one repo to git's refs.
 pub async fn record(
     store: &Store,
     data_dir: &Path,
     repo_id: &str,
     actor: &Actor,
-) -> Result<usize, Error> {
+) -> Result<Recorded, Error> {
+    record_with(store, data_dir, repo_id, actor, None).await
+}
+
+/// The same, seeding a new branch's title and description.
+pub async fn record_with(
+    store: &Store,
+    data_dir: &Path,
+    repo_id: &str,
+    actor: &Actor,
+    seed: Option<&Seed>,
+) -> Result<Recorded, Error> {
     let mut tx = store.begin().await?;
     let Some(repo) = repos::lock(tx.h(), repo_id).await? else {
-        return Ok(0);
+        return Ok(Recorded::default());
     };
     let Some(monorepo) = monorepos::by_id(tx.h(), &repo.monorepo_id).await? else {
-        return Ok(0);
+        return Ok(Recorded::default());
     };
-    let heads = branch_heads(&super::storage::repo_dir(data_dir, &repo.id)).await?;
+    let dir = super::storage::repo_dir(data_dir, &repo.id);
+    let heads = branch_heads(&dir).await?;
+    let now = now_ms();
+    let mut pending: Vec<Pending> = Vec::new();
+    let main = heads.get(&repo.default_branch);
+
+    // Merges whose ref move landed: the branch becomes merged with the main move.
+    let mut actor = actor.clone();
+    for m in merges::pending(tx.h(), &repo.id).await? {
+        let landed = match main {
+            Some(head) if *head == m.sha => true,
+            Some(head) => is_ancestor(&dir, &m.sha, head).await?,
+            None => false,
+        };
+        if !landed {
+            if now - m.merged_at > PENDING_MERGE_TTL_MS {
+                merges::remove(tx.h(), &repo.id, &m.sha).await?;
+            }
+            continue;
+        }
+        merges::set_done(tx.h(), &repo.id, &m.sha).await?;
+        branches::set_merged(tx.h(), &repo.id, &m).await?;
+        actor = Actor {
+            login: Some(m.merged_by.clone()),
+            agent: m.merged_agent.clone(),
+        };
+        if let Some(b) = branches::get(tx.h(), &repo.id, &m.branch).await? {
+            let body = event_body(
+                &actor,
+                json!(branch_row(&repo.name, &b)),
+                true,
+                &m.head,
+                &m.sha,
+            );
+            pending.push((
+                "merged",
+                "branches",
+                format!("{}/{}", repo.name, b.name),
+                "upsert",
+                body,
+            ));
+        }
+    }
     let stored: BTreeMap<String, branches::BranchRow> = branches::live(tx.h(), &repo.id)
         .await?
         .into_iter()
         .map(|b| (b.name.clone(), b))
         .collect();
-    let now = now_ms();
-    let mut pending: Vec<Pending> = Vec::new();
+    let actor = &actor;
+    let mut moved = Vec::new();
 
-    let main = heads.get(&repo.default_branch);
-    if main != repo.default_head.as_ref() {
-        repos::set_default_head(tx.h(), &repo.id, main.map(String::as_str)).await?;
+    let main_moved = main != repo.default_head.as_ref();
+    if main_moved {
+        repos::set_default_head(tx.h(), &repo.id, main.map(String::as_str), now).await?;
         let kind = if repo.default_head.is_none() {
             "push"
         } else {
@@ -88,6 +163,7 @@ pub async fn record(
         if old.is_some_and(|b| &b.head == sha) {
             continue;
         }
+        let seed = seed.filter(|s| old.is_none() && s.branch == *name);
         let row = branches::BranchRow {
             repo_id: repo.id.clone(),
             name: name.clone(),
@@ -97,11 +173,18 @@ pub async fn record(
                 .or_else(|| actor.login.clone()),
             pusher: actor.login.clone(),
             state: "open".into(),
-            title: old.and_then(|b| b.title.clone()),
-            description: old.and_then(|b| b.description.clone()),
+            title: old
+                .and_then(|b| b.title.clone())
+                .or_else(|| seed.and_then(|s| s.title.clone())),
+            description: old
+                .and_then(|b| b.description.clone())
+                .or_else(|| seed.and_then(|s| s.description.clone())),
             created_at: old.map_or(now, |b| b.created_at),
             pushed_at: now,
+            sort_at: now,
+            ..Default::default()
         };
+        moved.push(name.clone());
         branches::put(tx.h(), &row).await?;
         let kind = if old.is_some() {
             "push"
@@ -129,6 +212,7 @@ pub async fn record(
             state: "deleted".into(),
             pusher: actor.login.clone(),
             pushed_at: now,
+            sort_at: now,
             ..old.clone()
         };
         branches::put(tx.h(), &row).await?;
@@ -161,7 +245,26 @@ pub async fn record(
         events::append(tx.h(), &event).await?;
     }
     tx.commit().await?;
-    Ok(pending.len())
+    Ok(Recorded {
+        events: pending.len(),
+        moved,
+        main_moved,
+    })
+}
+
+/// Whether `ancestor` is reachable from `tip`.
+async fn is_ancestor(dir: &Path, ancestor: &str, tip: &str) -> Result<bool, Error> {
+    let (dir, ancestor, tip) = (dir.to_path_buf(), ancestor.to_owned(), tip.to_owned());
+    tokio::task::spawn_blocking(move || {
+        let repo = super::read::Repo::open(&dir)?;
+        let (Some(a), Some(t)) = (repo.commit_exists(&ancestor)?, repo.commit_exists(&tip)?) else {
+            return Ok(false);
+        };
+        Ok(repo.merge_base(a, t)? == Some(a))
+    })
+    .await
+    .map_err(|e| Error::Git(e.to_string()))?
+    .map_err(|e: super::read::Error| Error::Git(e.to_string()))
 }
 
 /// An event to write: kind, collection, key, op and its JSON body.
@@ -179,7 +282,7 @@ fn event_body(
         .to_string()
 }
 
-fn branch_row(repo: &str, b: &branches::BranchRow) -> BranchRow {
+pub fn branch_row(repo: &str, b: &branches::BranchRow) -> BranchRow {
     BranchRow {
         repo: repo.to_owned(),
         name: b.name.clone(),
@@ -195,9 +298,9 @@ fn branch_row(repo: &str, b: &branches::BranchRow) -> BranchRow {
 }
 
 /// At start-up: records whatever git holds that the DB missed (a crash between a ref
-/// update and its recording).
-pub async fn record_all(store: Store, data_dir: std::path::PathBuf) {
-    let all = match store.read().await {
+/// update and its recording, or a merge), then queues branch facts for every repo.
+pub async fn record_all(state: crate::app::AppState) {
+    let all = match state.store.read().await {
         Ok(mut conn) => repos::every(conn.h()).await,
         Err(e) => Err(e),
     };
@@ -207,12 +310,20 @@ pub async fn record_all(store: Store, data_dir: std::path::PathBuf) {
         return;
     };
     for repo in all {
-        match record(&store, &data_dir, &repo.id, &Actor::default()).await {
-            Ok(0) => {}
-            Ok(n) => {
-                tracing::warn!(repo = %repo.id, events = n, "recorded ref changes the database had missed")
+        match record(
+            &state.store,
+            &state.config.data_dir,
+            &repo.id,
+            &Actor::default(),
+        )
+        .await
+        {
+            Ok(r) if r.events == 0 => {}
+            Ok(r) => {
+                tracing::warn!(repo = %repo.id, events = r.events, "recorded ref changes the database had missed")
             }
             Err(e) => tracing::error!(repo = %repo.id, error = %e, "cannot reconcile refs"),
         }
+        state.facts.sweep(&repo.id).await;
     }
 }

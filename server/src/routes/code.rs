@@ -17,7 +17,7 @@ use crate::extract::{Path, Query};
 use crate::git::read::{self, Repo};
 use crate::git::storage;
 use crate::store::repos::RepoRow;
-use crate::store::{H, branches};
+use crate::store::{H, branches, merges};
 
 /// Entries of one tree page.
 const TREE_PAGE: usize = 1000;
@@ -185,14 +185,20 @@ pub async fn history(
         return Err(ApiError::bad_request("bad_request", "limit is 1 to 100"));
     }
     let (path, next) = (q.path.unwrap_or_default(), q.next);
-    let page = with_repo(
+    let (mut page, repo_id) = with_repo(
         &state,
         &caller,
         p,
         q.git_ref.as_deref(),
-        move |repo, commit, _| repo.history(commit, &path, limit, next.as_deref()),
+        move |repo, commit, row| {
+            Ok((
+                repo.history(commit, &path, limit, next.as_deref())?,
+                row.id.clone(),
+            ))
+        },
     )
     .await?;
+    mark_merges(&state, &repo_id, page.items.iter_mut()).await?;
     Ok(axum::Json(page))
 }
 
@@ -209,14 +215,16 @@ pub async fn last_commits(
 ) -> ApiResult<axum::Json<LastCommits>> {
     let path = q.path.unwrap_or_default();
     let cache = state.last_commits.clone();
-    let answer = with_repo(
+    let (mut answer, repo_id) = with_repo(
         &state,
         &caller,
         p,
         q.git_ref.as_deref(),
-        move |repo, commit, row| cache.answer(&row.id, repo, commit, &path),
+        move |repo, commit, row| Ok((cache.answer(&row.id, repo, commit, &path)?, row.id.clone())),
     )
     .await?;
+    let commits = answer.entries.iter_mut().filter_map(|e| e.commit.as_mut());
+    mark_merges(&state, &repo_id, commits).await?;
     Ok(axum::Json(answer))
 }
 
@@ -232,15 +240,37 @@ pub async fn commit(
     if !(sha.len() == 40 && sha.bytes().all(|b| b.is_ascii_hexdigit())) {
         return Err(ApiError::not_found("commit"));
     }
-    let commit = with_repo(
+    let (mut commit, repo_id) = with_repo(
         &state,
         &caller,
         (owner, name, repo),
         Some(&sha),
-        |repo, commit, _| repo.commit(commit),
+        |repo, commit, row| Ok((repo.commit(commit)?, row.id.clone())),
     )
     .await?;
+    mark_merges(&state, &repo_id, std::iter::once(&mut commit)).await?;
     Ok(axum::Json(commit))
+}
+
+/// Sets `merged_branch` on the commits that are recorded merges of a branch into main.
+async fn mark_merges<'a>(
+    state: &AppState,
+    repo_id: &str,
+    commits: impl Iterator<Item = &'a mut Commit>,
+) -> ApiResult<()> {
+    let mut commits: Vec<&mut Commit> = commits.filter(|c| c.parents.len() > 1).collect();
+    if commits.is_empty() {
+        return Ok(());
+    }
+    let shas: Vec<String> = commits.iter().map(|c| c.sha.clone()).collect();
+    let mut conn = state.store.read().await?;
+    let found = merges::branches_of(conn.h(), repo_id, &shas).await?;
+    for c in &mut commits {
+        if let Some((_, branch)) = found.iter().find(|(sha, _)| *sha == c.sha) {
+            c.merged_branch = Some(branch.clone());
+        }
+    }
+    Ok(())
 }
 
 /// `GET /{owner}/{monorepo}/raw/{*path}`: a live file of the meta layer (`.svc/<path>`).

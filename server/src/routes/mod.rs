@@ -1,15 +1,20 @@
 //! The `/v1` API: one module per resource. Every route is registered through
 //! [`api`], which also builds the OpenAPI document, so the document cannot miss one.
 
+mod branches;
 mod code;
 mod credentials;
 mod device;
+mod diff;
 mod events;
 mod health;
 mod members;
+mod merge;
 mod monorepos;
 mod repos;
+mod reviews;
 mod session;
+mod statuses;
 mod users;
 
 use std::sync::OnceLock;
@@ -20,6 +25,8 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::app::AppState;
+pub use branches::encode_branch_slashes;
+pub use diff::StreamCache as DiffStreams;
 
 #[derive(OpenApi)]
 #[openapi(
@@ -82,6 +89,14 @@ pub fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(code::history))
         .routes(routes!(code::last_commits))
         .routes(routes!(code::commit))
+        .routes(routes!(statuses::post))
+        .routes(routes!(statuses::checks))
+        .routes(routes!(branches::list, branches::create))
+        .routes(routes!(branches::get, branches::update, branches::delete))
+        .routes(routes!(branches::commits))
+        .routes(routes!(diff::diff))
+        .routes(routes!(merge::merge))
+        .routes(routes!(reviews::list, reviews::create))
 }
 
 /// Raw file routes, outside `/v1`.

@@ -62,6 +62,7 @@ pub async fn create(
         default_head: None,
         releases_public: false,
         created_at: now,
+        default_head_at: 0,
     };
     let mut tx = state.store.begin().await?;
     if monorepos::by_label(tx.h(), &row.owner, &row.name)

@@ -95,6 +95,7 @@ pub async fn create(
         default_head: None,
         releases_public: false,
         created_at: now_ms(),
+        default_head_at: 0,
     };
     repos::insert(tx.h(), &row).await.map_err(|e| {
         if e.is_unique_violation() {

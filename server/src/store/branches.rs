@@ -1,8 +1,11 @@
-//! Branches as stored: heads recorded from the git door, authors, state.
+//! Branches as stored: heads recorded from the git door, authors, state, merge facts and
+//! the computed facts with the (main, head) they were computed for.
 
 use super::{H, Result, on};
 
-#[derive(Debug, Clone, sqlx::FromRow)]
+/// A branch's stored fields. `sort_at` is the list order: the last push of an open
+/// branch, the merge time of a merged one.
+#[derive(Debug, Clone, Default, sqlx::FromRow)]
 pub struct BranchRow {
     pub repo_id: String,
     pub name: String,
@@ -14,10 +17,35 @@ pub struct BranchRow {
     pub description: Option<String>,
     pub created_at: i64,
     pub pushed_at: i64,
+    pub sort_at: i64,
+    pub merged_at: Option<i64>,
+    pub merged_by: Option<String>,
+    pub merged_agent: Option<String>,
+    pub merge_sha: Option<String>,
+    pub forced: Option<bool>,
+    #[sqlx(flatten)]
+    pub facts: Facts,
 }
 
-const COLUMNS: &str =
-    "repo_id, name, head, author, pusher, state, title, description, created_at, pushed_at";
+/// Computed facts and the (main, head) they are for.
+#[derive(Debug, Clone, Default, PartialEq, Eq, sqlx::FromRow)]
+pub struct Facts {
+    pub facts_head: Option<String>,
+    /// Main's head, or the zero sha when the repo had no main.
+    pub facts_main: Option<String>,
+    pub facts_at: Option<i64>,
+    pub ahead: Option<i64>,
+    pub behind: Option<i64>,
+    pub base: Option<String>,
+    /// `clean` or `conflicts`.
+    pub mergeable: Option<String>,
+    /// JSON array of conflicting paths.
+    pub conflicts: Option<String>,
+}
+
+const COLUMNS: &str = "repo_id, name, head, author, pusher, state, title, description, created_at, pushed_at, \
+     sort_at, merged_at, merged_by, merged_agent, merge_sha, forced, \
+     facts_head, facts_main, facts_at, ahead, behind, base, mergeable, conflicts";
 
 /// The repo's branches that git still has (open or merged), by name.
 pub async fn live(h: H<'_>, repo_id: &str) -> Result<Vec<BranchRow>> {
@@ -34,17 +62,101 @@ pub async fn get(h: H<'_>, repo_id: &str, name: &str) -> Result<Option<BranchRow
     )
 }
 
-/// Writes the whole row (insert or replace).
+/// Where a list page starts: after the row with this order time and name.
+pub struct After {
+    pub sort_at: i64,
+    pub name: String,
+}
+
+/// A page of the list: newest `sort_at` first, ties by name; `states` filters (never
+/// `deleted` unless asked).
+pub async fn page(
+    h: H<'_>,
+    repo_id: &str,
+    states: &[&str],
+    after: Option<&After>,
+    limit: i64,
+) -> Result<Vec<BranchRow>> {
+    let open = states.contains(&"open");
+    let merged = states.contains(&"merged");
+    let deleted = states.contains(&"deleted");
+    let (sort_at, name) = after.map_or((i64::MAX, ""), |a| (a.sort_at, a.name.as_str()));
+    let sql = format!(
+        "SELECT {COLUMNS} FROM branches
+         WHERE repo_id = $1 AND (sort_at < $2 OR (sort_at = $2 AND name > $3))
+           AND ((state = 'open' AND $4) OR (state = 'merged' AND $5) OR (state = 'deleted' AND $6))
+         ORDER BY sort_at DESC, name LIMIT $7"
+    );
+    Ok(on!(h, c => sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        .bind(repo_id).bind(sort_at).bind(name).bind(open).bind(merged).bind(deleted).bind(limit)
+        .fetch_all(c).await?))
+}
+
+/// Writes the stored fields (insert or replace); facts and merge facts are kept.
 pub async fn put(h: H<'_>, row: &BranchRow) -> Result<()> {
     on!(h, c => sqlx::query(
-        "INSERT INTO branches (repo_id, name, head, author, pusher, state, title, description, created_at, pushed_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+        "INSERT INTO branches (repo_id, name, head, author, pusher, state, title, description, created_at, pushed_at, sort_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
          ON CONFLICT (repo_id, name) DO UPDATE SET head = excluded.head, author = excluded.author,
            pusher = excluded.pusher, state = excluded.state, title = excluded.title,
-           description = excluded.description, created_at = excluded.created_at, pushed_at = excluded.pushed_at",
+           description = excluded.description, created_at = excluded.created_at,
+           pushed_at = excluded.pushed_at, sort_at = excluded.sort_at",
     )
     .bind(&row.repo_id).bind(&row.name).bind(&row.head).bind(&row.author).bind(&row.pusher)
     .bind(&row.state).bind(&row.title).bind(&row.description).bind(row.created_at).bind(row.pushed_at)
+    .bind(row.sort_at)
     .execute(c).await?.rows_affected());
     Ok(())
+}
+
+/// Sets title and description.
+pub async fn set_text(
+    h: H<'_>,
+    repo_id: &str,
+    name: &str,
+    title: Option<&str>,
+    description: Option<&str>,
+) -> Result<()> {
+    on!(h, c => sqlx::query("UPDATE branches SET title = $3, description = $4 WHERE repo_id = $1 AND name = $2")
+        .bind(repo_id).bind(name).bind(title).bind(description).execute(c).await?.rows_affected());
+    Ok(())
+}
+
+/// Marks the branch merged with its merge facts.
+pub async fn set_merged(h: H<'_>, repo_id: &str, m: &super::merges::MergeRow) -> Result<()> {
+    on!(h, c => sqlx::query(
+        "UPDATE branches SET state = 'merged', sort_at = $3, merged_at = $3, merged_by = $4,
+           merged_agent = $5, merge_sha = $6, forced = $7
+         WHERE repo_id = $1 AND name = $2",
+    )
+    .bind(repo_id).bind(&m.branch).bind(m.merged_at).bind(&m.merged_by).bind(&m.merged_agent)
+    .bind(&m.sha).bind(m.forced)
+    .execute(c).await?.rows_affected());
+    Ok(())
+}
+
+/// Stores computed facts, only while the branch still has the head they are for;
+/// answers whether they were stored.
+pub async fn set_facts(h: H<'_>, repo_id: &str, name: &str, f: &Facts) -> Result<bool> {
+    let n = on!(h, c => sqlx::query(
+        "UPDATE branches SET facts_head = $3, facts_main = $4, facts_at = $5, ahead = $6, behind = $7,
+           base = $8, mergeable = $9, conflicts = $10
+         WHERE repo_id = $1 AND name = $2 AND head = $3 AND state <> 'deleted'",
+    )
+    .bind(repo_id).bind(name).bind(&f.facts_head).bind(&f.facts_main).bind(f.facts_at)
+    .bind(f.ahead).bind(f.behind).bind(&f.base).bind(&f.mergeable).bind(&f.conflicts)
+    .execute(c).await?.rows_affected());
+    Ok(n == 1)
+}
+
+/// Open branches that should have fresh facts: pushed since `since`, plus the `sweep`
+/// most recently pushed.
+pub async fn wanting_facts(h: H<'_>, repo_id: &str, since: i64, sweep: i64) -> Result<Vec<String>> {
+    Ok(on!(h, c => sqlx::query_scalar(
+        "SELECT name FROM branches WHERE repo_id = $1 AND state = 'open' AND pushed_at >= $2
+         UNION
+         SELECT name FROM (SELECT name FROM branches WHERE repo_id = $1 AND state = 'open'
+                           ORDER BY pushed_at DESC LIMIT $3) AS recent",
+    )
+    .bind(repo_id).bind(since).bind(sweep).fetch_all(c).await?))
 }

@@ -11,10 +11,13 @@ pub mod credentials;
 pub mod device;
 pub mod events;
 pub mod login_states;
+pub mod merges;
 pub mod monorepos;
 mod postgres;
 pub mod repos;
+pub mod reviews;
 mod sqlite;
+pub mod statuses;
 pub mod users;
 
 use sqlx::{PgConnection, Postgres, Sqlite, SqliteConnection, Transaction, pool::PoolConnection};
@@ -168,4 +171,12 @@ pub fn ms_of(t: time::OffsetDateTime) -> i64 {
 pub fn time_of(ms: i64) -> time::OffsetDateTime {
     time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000)
         .unwrap_or(time::OffsetDateTime::UNIX_EPOCH)
+}
+
+/// `$first, $first+1, ...`: `n` placeholders for an `IN (...)` list.
+pub fn placeholders(first: usize, n: usize) -> String {
+    (first..first + n)
+        .map(|i| format!("${i}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }

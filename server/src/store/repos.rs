@@ -13,9 +13,11 @@ pub struct RepoRow {
     pub default_head: Option<String>,
     pub releases_public: bool,
     pub created_at: i64,
+    /// When main last moved (0 before).
+    pub default_head_at: i64,
 }
 
-const COLUMNS: &str = "id, monorepo_id, name, path, is_meta, default_branch, default_head, releases_public, created_at";
+const COLUMNS: &str = "id, monorepo_id, name, path, is_meta, default_branch, default_head, releases_public, created_at, default_head_at";
 
 pub async fn insert(h: H<'_>, row: &RepoRow) -> Result<()> {
     on!(h, c => sqlx::query(
@@ -41,6 +43,11 @@ pub async fn by_name(h: H<'_>, monorepo_id: &str, name: &str) -> Result<Option<R
     )
 }
 
+pub async fn by_id(h: H<'_>, id: &str) -> Result<Option<RepoRow>> {
+    let sql = format!("SELECT {COLUMNS} FROM repos WHERE id = $1");
+    Ok(on!(h, c => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(id).fetch_optional(c).await?))
+}
+
 /// Every repo of every monorepo, for reconciling refs at start-up.
 pub async fn every(h: H<'_>) -> Result<Vec<RepoRow>> {
     let sql = format!("SELECT {COLUMNS} FROM repos ORDER BY id");
@@ -55,9 +62,9 @@ pub async fn lock(h: H<'_>, id: &str) -> Result<Option<RepoRow>> {
     Ok(on!(h, c => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(id).fetch_optional(c).await?))
 }
 
-pub async fn set_default_head(h: H<'_>, id: &str, head: Option<&str>) -> Result<()> {
-    on!(h, c => sqlx::query("UPDATE repos SET default_head = $2 WHERE id = $1")
-        .bind(id).bind(head).execute(c).await?.rows_affected());
+pub async fn set_default_head(h: H<'_>, id: &str, head: Option<&str>, at: i64) -> Result<()> {
+    on!(h, c => sqlx::query("UPDATE repos SET default_head = $2, default_head_at = $3 WHERE id = $1")
+        .bind(id).bind(head).bind(at).execute(c).await?.rows_affected());
     Ok(())
 }
 

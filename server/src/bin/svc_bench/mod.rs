@@ -2,5 +2,6 @@
 
 pub mod auth;
 pub mod common;
+pub mod diff_engine;
 pub mod door;
 pub mod last_commits;

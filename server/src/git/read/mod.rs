@@ -47,7 +47,12 @@ pub enum Error {
 }
 
 /// Wraps a gix failure with its causes, which gix keeps out of `Display`.
-fn git(err: impl std::error::Error) -> Error {
+pub(crate) fn git(err: impl std::error::Error) -> Error {
+    Error::Git(error_chain(err))
+}
+
+/// A failure's message followed by those of its causes, which gix keeps out of `Display`.
+pub(crate) fn error_chain(err: impl std::error::Error) -> String {
     let mut text = err.to_string();
     let mut source = err.source();
     while let Some(cause) = source {
@@ -58,7 +63,7 @@ fn git(err: impl std::error::Error) -> Error {
         }
         source = cause.source();
     }
-    Error::Git(text)
+    text
 }
 
 /// Bounds the work of one call of a walk, so that a request answers in time and a
@@ -137,7 +142,7 @@ impl Meter {
 
 /// A bare repository on disk. Clones share the object store (open packs, indexes).
 #[derive(Clone)]
-pub struct Repo(gix::ThreadSafeRepository);
+pub struct Repo(pub(crate) gix::ThreadSafeRepository);
 
 impl std::fmt::Debug for Repo {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -169,6 +174,11 @@ impl Repo {
         )
         .map(Repo)
         .map_err(git)
+    }
+
+    /// The shared repository, for the diff engine's own readers.
+    pub(crate) fn shared(&self) -> &gix::ThreadSafeRepository {
+        &self.0
     }
 
     fn reader(&self) -> Reader {
@@ -466,14 +476,14 @@ fn links(data: &[u8], hash: gix::hash::Kind) -> Result<Links, Error> {
 }
 
 /// One call's access to objects: a thread-local handle and a reused buffer.
-struct Reader {
-    repo: gix::Repository,
-    hash: gix::hash::Kind,
+pub(crate) struct Reader {
+    pub(crate) repo: gix::Repository,
+    pub(crate) hash: gix::hash::Kind,
     buf: Vec<u8>,
 }
 
 impl Reader {
-    fn new(repo: &gix::ThreadSafeRepository) -> Reader {
+    pub(crate) fn new(repo: &gix::ThreadSafeRepository) -> Reader {
         let mut repo = repo.to_thread_local();
         repo.objects.set_pack_cache(|| {
             Box::new(gix::odb::pack::cache::lru::MemoryCappedHashmap::new(
@@ -490,7 +500,7 @@ impl Reader {
 
     /// The bytes of object `id` when it exists and is of `kind`. The empty tree need
     /// not be stored.
-    fn find(&mut self, id: &ObjectId, kind: Kind) -> Result<Option<&[u8]>, Error> {
+    pub(crate) fn find(&mut self, id: &ObjectId, kind: Kind) -> Result<Option<&[u8]>, Error> {
         if kind == Kind::Tree && id.is_empty_tree() {
             return Ok(Some(&[]));
         }
@@ -583,7 +593,11 @@ impl Reader {
 }
 
 /// The wire form of the commit `id` whose bytes are `data`.
-fn to_commit(id: ObjectId, data: &[u8], hash: gix::hash::Kind) -> Result<code::Commit, Error> {
+pub(crate) fn to_commit(
+    id: ObjectId,
+    data: &[u8],
+    hash: gix::hash::Kind,
+) -> Result<code::Commit, Error> {
     let commit = CommitRef::from_bytes(data, hash).map_err(git)?;
     let message = commit.message.to_str_lossy();
     let message = message.trim_end();
@@ -650,7 +664,7 @@ pub fn parse_trailers(message: &str) -> code::Trailers {
 }
 
 #[cfg(test)]
-mod fixture;
+pub(crate) mod fixture;
 
 #[cfg(test)]
 mod tests {

@@ -1,0 +1,307 @@
+//! The merge gate: required checks from `.svc/svc.toml` on main, and the Checks object of
+//! a commit from its latest statuses.
+//!
+//! In a monorepo the file is on the meta layer's main, in table `[repos."<repo_path>"]`;
+//! in a plain repo it is on the repo's own main, in `[repos."."]`. No main or no file
+//! means nothing is required; a file that cannot be read or parsed makes the required
+//! checks unknown, with the reason.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use serde::Deserialize;
+use svc_protocol::branch::{Checks, ChecksState, Status, StatusState};
+
+use crate::git::read::{self, Repo};
+use crate::git::storage;
+use crate::store::repos::RepoRow;
+use crate::store::statuses::StatusRow;
+use crate::store::{self, H, repos, time_of};
+
+/// Where the configuration lives in the repo that holds it.
+pub const CONFIG_PATH: &str = ".svc/svc.toml";
+
+/// The required contexts of one repo.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Required {
+    Known(Vec<String>),
+    /// The plain-words reason they cannot be read.
+    Unknown(String),
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct Config {
+    #[serde(default)]
+    repos: BTreeMap<String, RepoConfig>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct RepoConfig {
+    #[serde(default)]
+    required_checks: Vec<String>,
+}
+
+/// What one version of the file says, by repo path.
+type Parsed = Result<Arc<Config>, String>;
+
+/// Parsed configuration files by (repo holding it, commit): main moves rarely, and every
+/// branch row of a list needs it.
+#[derive(Default)]
+pub struct ConfigCache(Mutex<HashMap<(String, String), Parsed>>);
+
+/// Entries kept before the cache starts over.
+const CACHE_ENTRIES: usize = 256;
+
+impl ConfigCache {
+    fn get(&self, key: &(String, String)) -> Option<Parsed> {
+        self.0.lock().ok()?.get(key).cloned()
+    }
+
+    fn put(&self, key: (String, String), value: Parsed) {
+        if let Ok(mut map) = self.0.lock() {
+            if map.len() >= CACHE_ENTRIES {
+                map.clear();
+            }
+            map.insert(key, value);
+        }
+    }
+}
+
+/// The required checks of `repo`, read from the right main.
+pub async fn required(
+    mut h: H<'_>,
+    cache: &ConfigCache,
+    data_dir: &Path,
+    repo: &RepoRow,
+    plain: bool,
+) -> Result<Required, store::Error> {
+    let holder = if plain {
+        Some(repo.clone())
+    } else {
+        repos::all(h.reborrow(), &repo.monorepo_id)
+            .await?
+            .into_iter()
+            .find(|r| r.is_meta)
+    };
+    let Some((holder, head)) = holder.and_then(|r| r.default_head.clone().map(|h| (r, h))) else {
+        return Ok(Required::Known(Vec::new()));
+    };
+    let key = (holder.id.clone(), head.clone());
+    let parsed = match cache.get(&key) {
+        Some(p) => p,
+        None => {
+            let dir = storage::repo_dir(data_dir, &holder.id);
+            let parsed = tokio::task::spawn_blocking(move || read_config(&dir, &head))
+                .await
+                .map_err(|e| format!("reading {CONFIG_PATH}: {e}"))
+                .and_then(|r| r);
+            cache.put(key, parsed.clone());
+            parsed
+        }
+    };
+    Ok(match parsed {
+        Ok(config) => Required::Known(
+            config
+                .repos
+                .get(&repo.path)
+                .map(|r| r.required_checks.clone())
+                .unwrap_or_default(),
+        ),
+        Err(reason) => Required::Unknown(reason),
+    })
+}
+
+/// Reads and parses the file at `head`; no file is an empty configuration.
+fn read_config(dir: &Path, head: &str) -> Parsed {
+    let unreadable = |e: read::Error| format!("cannot read {CONFIG_PATH} on main: {e}");
+    let repo = Repo::open(dir).map_err(unreadable)?;
+    let Some(commit) = repo.commit_exists(head).map_err(unreadable)? else {
+        return Err(format!(
+            "cannot read {CONFIG_PATH}: main's commit is missing"
+        ));
+    };
+    let bytes = match repo.file(commit, CONFIG_PATH) {
+        Ok((_, bytes)) => bytes,
+        Err(read::Error::NotFound(_)) => return Ok(Arc::default()),
+        Err(e) => return Err(unreadable(e)),
+    };
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let line = line_of(&e.as_bytes()[..e.utf8_error().valid_up_to()]);
+        format!("line {line}: {CONFIG_PATH} is not UTF-8")
+    })?;
+    parse(&text).map(Arc::new)
+}
+
+/// Parses the file; an error reads `line N: message`.
+fn parse(text: &str) -> Result<Config, String> {
+    toml::from_str(text).map_err(|e| {
+        let line = e.span().map_or(1, |span| {
+            line_of(&text.as_bytes()[..span.start.min(text.len())])
+        });
+        format!("line {line}: {}", e.message().trim_end())
+    })
+}
+
+/// The 1-based line of the byte after `before`.
+fn line_of(before: &[u8]) -> usize {
+    before.iter().filter(|&&b| b == b'\n').count() + 1
+}
+
+pub fn status_view(s: &StatusRow) -> Status {
+    Status {
+        sha: s.sha.clone(),
+        context: s.context.clone(),
+        state: StatusState::parse(&s.state).unwrap_or(StatusState::Error),
+        created_at: time_of(s.created_at),
+        target_url: s.target_url.clone(),
+        description: s.description.clone(),
+        creator: s.creator.clone(),
+        app: s.app.clone(),
+    }
+}
+
+/// The Checks object of `sha` from its latest statuses (one per context).
+pub fn checks(sha: Option<&str>, required: &Required, statuses: &[StatusRow]) -> Checks {
+    let statuses: Vec<Status> = statuses.iter().map(status_view).collect();
+    let (state, required, reason, missing) = match required {
+        Required::Unknown(reason) => (ChecksState::Unknown, None, Some(reason.clone()), None),
+        Required::Known(required) if required.is_empty() => (
+            gate(statuses.iter().map(|s| Some(s.state))),
+            Some(Vec::new()),
+            None,
+            None,
+        ),
+        Required::Known(required) => {
+            let state_of = |context: &str| {
+                statuses
+                    .iter()
+                    .find(|s| s.context == context)
+                    .map(|s| s.state)
+            };
+            let missing: Vec<String> = required
+                .iter()
+                .filter(|c| state_of(c).is_none())
+                .cloned()
+                .collect();
+            let state = gate(required.iter().map(|c| state_of(c)));
+            (state, Some(required.clone()), None, Some(missing))
+        }
+    };
+    let build_state = if state == ChecksState::Success
+        && statuses.is_empty()
+        && required.as_ref().is_some_and(Vec::is_empty)
+    {
+        "not_built".to_owned()
+    } else {
+        serde_json::to_value(state)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_default()
+    };
+    Checks {
+        sha: sha.map(str::to_owned),
+        state,
+        required,
+        checks_unknown: reason,
+        missing,
+        statuses,
+        build_state,
+    }
+}
+
+/// The gate over the contexts that count (None: not reported): a failure or error wins,
+/// then anything missing, then anything pending.
+fn gate(states: impl Iterator<Item = Option<StatusState>>) -> ChecksState {
+    let states: Vec<Option<StatusState>> = states.collect();
+    let any = |s: Option<StatusState>| states.contains(&s);
+    if any(Some(StatusState::Failure)) {
+        ChecksState::Failure
+    } else if any(Some(StatusState::Error)) {
+        ChecksState::Error
+    } else if any(None) {
+        ChecksState::Missing
+    } else if any(Some(StatusState::Pending)) {
+        ChecksState::Pending
+    } else {
+        ChecksState::Success
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    fn status(context: &str, state: &str) -> StatusRow {
+        StatusRow {
+            repo_id: "r".into(),
+            sha: "s".into(),
+            context: context.into(),
+            state: state.into(),
+            target_url: None,
+            description: None,
+            creator: "ada".into(),
+            app: None,
+            created_at: 0,
+        }
+    }
+
+    #[test]
+    fn parse_errors_name_the_line() {
+        let err = parse("[repos.\"api\"]\nrequired_checks = [\"ci\"\n").unwrap_err();
+        assert!(
+            err.starts_with("line 2: ") || err.starts_with("line 3: "),
+            "{err}"
+        );
+        let err = parse("\n\n[repos.\"api\"]\nrequired_checks = \"ci\"\n").unwrap_err();
+        assert!(err.starts_with("line 4: "), "{err}");
+        let ok =
+            parse("[repos.\"a/b\"]\nrequired_checks = [\"ci/build\"]\n[other]\nx = 1\n").unwrap();
+        assert_eq!(ok.repos["a/b"].required_checks, ["ci/build"]);
+    }
+
+    #[test]
+    fn gate_matrix() {
+        let req = Required::Known(vec!["ci".into(), "lint".into()]);
+        let c = checks(Some("s"), &req, &[status("ci", "success")]);
+        assert_eq!(c.state, ChecksState::Missing);
+        assert_eq!(c.missing, Some(vec!["lint".to_owned()]));
+        let c = checks(
+            Some("s"),
+            &req,
+            &[status("ci", "success"), status("lint", "failure")],
+        );
+        assert_eq!(c.state, ChecksState::Failure);
+        let c = checks(
+            Some("s"),
+            &req,
+            &[
+                status("ci", "success"),
+                status("lint", "success"),
+                status("x", "failure"),
+            ],
+        );
+        assert_eq!(
+            c.state,
+            ChecksState::Success,
+            "only required contexts count"
+        );
+        let none = Required::Known(Vec::new());
+        let c = checks(Some("s"), &none, &[]);
+        assert_eq!(
+            (c.state, c.build_state.as_str()),
+            (ChecksState::Success, "not_built")
+        );
+        let c = checks(Some("s"), &none, &[status("x", "pending")]);
+        assert_eq!(
+            (c.state, c.build_state.as_str()),
+            (ChecksState::Pending, "pending")
+        );
+        let c = checks(Some("s"), &Required::Unknown("line 1: bad".into()), &[]);
+        assert_eq!(c.state, ChecksState::Unknown);
+        assert_eq!(c.required, None);
+        assert_eq!(c.checks_unknown.as_deref(), Some("line 1: bad"));
+    }
+}

@@ -1,0 +1,103 @@
+//! Ref edits that succeed only when the ref is as the caller last saw it.
+//!
+//! Each edit is one gix transaction: it locks the loose ref (and `packed-refs` when the
+//! ref is packed), checks the current value under the lock and writes or deletes it.
+//! Names are full (`refs/heads/<branch>`); symbolic refs are edited themselves, never
+//! followed. No reflog is written (bare repositories keep none).
+
+use gix::ObjectId;
+use gix::refs::file::transaction::prepare::{MustNotExist, ReferenceOutOfDate};
+use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
+use gix::refs::{FullName, Target};
+
+use super::Error;
+use crate::git::read::{Repo, git};
+
+impl Repo {
+    /// Points `name` at `new` if it points at `expected` now.
+    pub fn update_ref(&self, name: &str, expected: ObjectId, new: ObjectId) -> Result<(), Error> {
+        self.edit_ref(
+            name,
+            Change::Update {
+                log: LogChange::default(),
+                expected: PreviousValue::MustExistAndMatch(Target::Object(expected)),
+                new: Target::Object(new),
+            },
+            Some(new),
+        )
+        .map(drop)
+    }
+
+    /// Creates `name` pointing at `target`; [`Error::RefExists`] if it exists, whatever
+    /// it points at.
+    pub fn create_ref(&self, name: &str, target: ObjectId) -> Result<(), Error> {
+        let done = self.edit_ref(
+            name,
+            Change::Update {
+                log: LogChange::default(),
+                expected: PreviousValue::MustNotExist,
+                new: Target::Object(target),
+            },
+            Some(target),
+        )?;
+        // gix lets a create through when the ref exists with that very target, and then
+        // reports the value it found under the lock.
+        let existed = done.iter().any(|edit| {
+            matches!(
+                edit.change,
+                Change::Update {
+                    expected: PreviousValue::MustExistAndMatch(_),
+                    ..
+                }
+            )
+        });
+        if existed {
+            return Err(Error::RefExists(name.to_owned()));
+        }
+        Ok(())
+    }
+
+    /// Deletes `name` if it points at `expected` now, packed or loose.
+    pub fn delete_ref(&self, name: &str, expected: ObjectId) -> Result<(), Error> {
+        self.edit_ref(
+            name,
+            Change::Delete {
+                expected: PreviousValue::MustExistAndMatch(Target::Object(expected)),
+                log: RefLog::AndReference,
+            },
+            None,
+        )
+        .map(drop)
+    }
+
+    /// Applies one edit to `name`; `target`, the new value, must be an object.
+    fn edit_ref(
+        &self,
+        name: &str,
+        change: Change,
+        target: Option<ObjectId>,
+    ) -> Result<Vec<RefEdit>, Error> {
+        let bad = || Error::BadRefName(name.to_owned());
+        if !name.starts_with("refs/") {
+            return Err(bad());
+        }
+        let full = FullName::try_from(name).map_err(|_| bad())?;
+        let repo = self.0.to_thread_local();
+        if let Some(target) = target
+            && !repo.has_object(target)
+        {
+            return Err(Error::NotFound(format!("object {target}")));
+        }
+        repo.edit_references_as([RefEdit::new(full, change)], None)
+            .map_err(|err| {
+                // Not found: the ref to update or delete is gone.
+                if err.downcast_any_ref::<ReferenceOutOfDate>().is_some() || err.is_not_found() {
+                    Error::RefMoved(name.to_owned())
+                } else if err.downcast_any_ref::<MustNotExist>().is_some() {
+                    Error::RefExists(name.to_owned())
+                } else {
+                    git(err).into()
+                }
+            })
+    }
+}

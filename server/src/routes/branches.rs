@@ -1,0 +1,579 @@
+//! Branches: the list with its facts, one branch, create, update, delete, own commits.
+
+use axum::extract::State;
+use axum::http::{StatusCode, Uri};
+use serde::Deserialize;
+use svc_protocol::ApiErrorBody;
+use svc_protocol::branch::{
+    Branch, BranchCommits, BranchList, Checks, CreateBranch, Mergeable, UpdateBranch,
+};
+
+use super::repos::resolve;
+use crate::app::AppState;
+use crate::auth::Caller;
+use crate::authz::{Access, Need};
+use crate::checks::{self, Required};
+use crate::error::{ApiError, ApiResult};
+use crate::extract::{Agent, Json, Path, Query};
+use crate::facts;
+use crate::git::merge;
+use crate::git::read::Repo;
+use crate::git::record::{self, Actor, Seed};
+use crate::git::storage;
+use crate::store::branches::{self, After, BranchRow};
+use crate::store::repos::RepoRow;
+use crate::store::{H, events, now_ms, statuses, time_of};
+
+/// `{r}/branches/{branch}` path parameters.
+pub type BranchPath = Path<(String, String, String, String)>;
+
+const LIST_DEFAULT: i64 = 30;
+const LIST_MAX: i64 = 100;
+/// Stale rows one list computes before answering.
+const LIST_COMPUTES: usize = 25;
+/// getBranch recomputes facts stale for longer than this.
+const STALE_RECOMPUTE_MS: i64 = 30_000;
+const TITLE_MAX: usize = 256;
+const DESCRIPTION_MAX: usize = 65_536;
+const COMMITS_DEFAULT: usize = 100;
+const COMMITS_MAX: usize = 250;
+
+/// The required checks of `repo` in the monorepo `access` names.
+pub async fn required(
+    h: H<'_>,
+    state: &AppState,
+    access: &Access,
+    repo: &RepoRow,
+) -> ApiResult<Required> {
+    let plain = access.monorepo.kind == "repo";
+    Ok(checks::required(h, &state.checks_config, &state.config.data_dir, repo, plain).await?)
+}
+
+/// The Checks object of each of `shas`.
+pub async fn checks_of(
+    mut h: H<'_>,
+    state: &AppState,
+    access: &Access,
+    repo: &RepoRow,
+    shas: &[String],
+) -> ApiResult<Vec<Checks>> {
+    let required = required(h.reborrow(), state, access, repo).await?;
+    let all = statuses::of(h, &repo.id, shas).await?;
+    Ok(shas
+        .iter()
+        .map(|sha| {
+            let mine: Vec<_> = all.iter().filter(|s| &s.sha == sha).cloned().collect();
+            checks::checks(Some(sha), &required, &mine)
+        })
+        .collect())
+}
+
+/// The REST shape of stored rows, with their checks.
+pub async fn views(
+    h: H<'_>,
+    state: &AppState,
+    access: &Access,
+    repo: &RepoRow,
+    rows: &[BranchRow],
+) -> ApiResult<Vec<Branch>> {
+    let shas: Vec<String> = rows.iter().map(|b| b.head.clone()).collect();
+    let checks = checks_of(h, state, access, repo, &shas).await?;
+    Ok(rows
+        .iter()
+        .zip(checks)
+        .map(|(b, c)| view(repo, b, c))
+        .collect())
+}
+
+fn view(repo: &RepoRow, b: &BranchRow, checks: Checks) -> Branch {
+    let stale = !facts::fresh(b, repo.default_head.as_deref());
+    let computed = b.facts.mergeable.as_deref().and_then(Mergeable::parse);
+    let f = &b.facts;
+    Branch {
+        repo: repo.name.clone(),
+        name: b.name.clone(),
+        head: b.head.clone(),
+        author: b.author.clone(),
+        pusher: b.pusher.clone(),
+        state: b.state.clone(),
+        title: b.title.clone(),
+        description: b.description.clone(),
+        created_at: time_of(b.created_at),
+        pushed_at: time_of(b.pushed_at),
+        merged_at: b.merged_at.map(time_of),
+        merged_by: b.merged_by.clone(),
+        merged_agent: b.merged_agent.clone(),
+        merge_sha: b.merge_sha.clone(),
+        forced: b.forced,
+        ahead: f.ahead.and_then(|n| u32::try_from(n).ok()),
+        behind: f.behind.and_then(|n| u32::try_from(n).ok()),
+        base: f.base.clone(),
+        mergeable: match (stale, computed) {
+            (false, Some(m)) => m,
+            _ => Mergeable::Pending,
+        },
+        last_mergeable: computed.filter(|_| stale),
+        conflicts: f
+            .conflicts
+            .as_deref()
+            .and_then(|c| serde_json::from_str(c).ok())
+            .unwrap_or_default(),
+        stale,
+        facts_main: f.facts_main.clone(),
+        checks,
+    }
+}
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+pub struct ListQuery {
+    /// The `next_cursor` of the previous page.
+    cursor: Option<String>,
+    /// Rows a page, at most 100 (default 30).
+    limit: Option<i64>,
+    /// Comma-separated states among `open`, `merged`, `deleted` (default `open,merged`).
+    state: Option<String>,
+}
+
+fn parse_cursor(cursor: &str) -> ApiResult<After> {
+    let bad = || ApiError::bad_request("bad_cursor", "this cursor was not made by this list");
+    let (at, name) = cursor.split_once(':').ok_or_else(bad)?;
+    Ok(After {
+        sort_at: at.parse().map_err(|_| bad())?,
+        name: name.to_owned(),
+    })
+}
+
+/// Newest first (an open branch by last push, a merged one by merge time; ties by
+/// name), from stored facts; at most 25 stale rows are computed before answering.
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches", tag = "branches",
+    params(("owner" = String, Path), ("monorepo" = String, Path), ("repo" = String, Path), ListQuery),
+    responses((status = 200, body = BranchList), (status = 400, body = ApiErrorBody), (status = 404, body = ApiErrorBody)))]
+pub async fn list(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path((owner, name, repo)): Path<(String, String, String)>,
+    Query(q): Query<ListQuery>,
+) -> ApiResult<Json<BranchList>> {
+    let states: Vec<&str> = q
+        .state
+        .as_deref()
+        .unwrap_or("open,merged")
+        .split(',')
+        .map(str::trim)
+        .collect();
+    if let Some(bad) = states
+        .iter()
+        .find(|s| !["open", "merged", "deleted"].contains(s))
+    {
+        return Err(ApiError::bad_request(
+            "bad_request",
+            format!("unknown state {bad:?}: use open, merged or deleted"),
+        ));
+    }
+    let limit = q.limit.unwrap_or(LIST_DEFAULT).clamp(1, LIST_MAX);
+    let after = q.cursor.as_deref().map(parse_cursor).transpose()?;
+    let mut conn = state.store.read().await?;
+    let (access, repo) = resolve(conn.h(), &caller, (&owner, &name, &repo), Need::Read).await?;
+    let mut rows = branches::page(conn.h(), &repo.id, &states, after.as_ref(), limit + 1).await?;
+    let more = rows.len() > usize::try_from(limit).unwrap_or(usize::MAX);
+    rows.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
+    let stale: Vec<usize> = (0..rows.len())
+        .filter(|&i| {
+            rows[i].state != "deleted" && !facts::fresh(&rows[i], repo.default_head.as_deref())
+        })
+        .take(LIST_COMPUTES)
+        .collect();
+    if !stale.is_empty() {
+        drop(conn);
+        for &i in &stale {
+            if let Err(e) = state.facts.compute(&repo.id, &rows[i].name).await {
+                tracing::warn!(error = %e, "cannot compute branch facts");
+            }
+        }
+        conn = state.store.read().await?;
+        for &i in &stale {
+            if let Some(b) = branches::get(conn.h(), &repo.id, &rows[i].name).await? {
+                rows[i] = b;
+            }
+        }
+    }
+    let next_cursor = more
+        .then(|| rows.last().map(|b| format!("{}:{}", b.sort_at, b.name)))
+        .flatten();
+    let items = views(conn.h(), &state, &access, &repo, &rows).await?;
+    Ok(Json(BranchList {
+        default_branch: repo.default_branch.clone(),
+        default_head: repo.default_head.clone(),
+        items,
+        next_cursor,
+    }))
+}
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+pub struct GetQuery {
+    /// `1`: compute the facts now if they are stale.
+    fresh: Option<String>,
+}
+
+/// A stored branch that git still has (open or merged); the default branch is not one.
+pub async fn live_branch(h: H<'_>, repo: &RepoRow, name: &str) -> ApiResult<BranchRow> {
+    branches::get(h, &repo.id, name)
+        .await?
+        .filter(|b| b.state != "deleted" && b.name != repo.default_branch)
+        .ok_or_else(|| ApiError::not_found("branch"))
+}
+
+/// One branch as in the list; facts are computed when stale for over 30 s, or with
+/// `fresh=1`.
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}", tag = "branches",
+    params(("owner" = String, Path), ("monorepo" = String, Path), ("repo" = String, Path), ("branch" = String, Path), GetQuery),
+    responses((status = 200, body = Branch), (status = 404, body = ApiErrorBody)))]
+pub async fn get(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path((owner, name, repo, branch)): BranchPath,
+    Query(q): Query<GetQuery>,
+) -> ApiResult<Json<Branch>> {
+    let mut conn = state.store.read().await?;
+    let (access, repo) = resolve(conn.h(), &caller, (&owner, &name, &repo), Need::Read).await?;
+    let mut row = live_branch(conn.h(), &repo, &branch).await?;
+    let asked = matches!(q.fresh.as_deref(), Some("1" | "true"));
+    let stale_since = row.pushed_at.max(repo.default_head_at);
+    if !facts::fresh(&row, repo.default_head.as_deref())
+        && (asked || now_ms() - stale_since > STALE_RECOMPUTE_MS)
+    {
+        drop(conn);
+        state
+            .facts
+            .compute(&repo.id, &row.name)
+            .await
+            .map_err(ApiError::internal)?;
+        conn = state.store.read().await?;
+        row = live_branch(conn.h(), &repo, &branch).await?;
+    }
+    let mut items = views(conn.h(), &state, &access, &repo, &[row]).await?;
+    items
+        .pop()
+        .map(Json)
+        .ok_or_else(|| ApiError::not_found("branch"))
+}
+
+fn check_text(title: Option<&str>, description: Option<&str>) -> ApiResult<()> {
+    if title.is_some_and(|t| t.chars().count() > TITLE_MAX) {
+        return Err(ApiError::bad_request(
+            "bad_request",
+            format!("a title is at most {TITLE_MAX} characters"),
+        ));
+    }
+    if description.is_some_and(|d| d.len() > DESCRIPTION_MAX) {
+        return Err(ApiError::bad_request(
+            "bad_request",
+            format!("a description is at most {DESCRIPTION_MAX} bytes"),
+        ));
+    }
+    Ok(())
+}
+
+/// Points a new branch at `from` (default: main's head) with no new commit; the caller
+/// is its author. Facts follow (`stale: true` until then).
+#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches", tag = "branches",
+    request_body = CreateBranch,
+    params(("owner" = String, Path), ("monorepo" = String, Path), ("repo" = String, Path)),
+    responses((status = 201, body = Branch), (status = 400, body = ApiErrorBody), (status = 404, body = ApiErrorBody),
+        (status = 409, body = ApiErrorBody, description = "branch_exists")))]
+pub async fn create(
+    State(state): State<AppState>,
+    caller: Caller,
+    Agent(agent): Agent,
+    Path((owner, name, repo)): Path<(String, String, String)>,
+    Json(body): Json<CreateBranch>,
+) -> ApiResult<(StatusCode, Json<Branch>)> {
+    check_text(body.title.as_deref(), body.description.as_deref())?;
+    let branch = body.name.trim().to_owned();
+    let full = format!("refs/heads/{branch}");
+    if gix::refs::FullName::try_from(full.as_str()).is_err() || branch.is_empty() {
+        return Err(ApiError::bad_request(
+            "bad_branch_name",
+            format!("{branch:?} is not a valid git branch name"),
+        ));
+    }
+    let (access, repo, from) = {
+        let mut conn = state.store.read().await?;
+        let (access, repo) =
+            resolve(conn.h(), &caller, (&owner, &name, &repo), Need::Write).await?;
+        if branch == repo.default_branch {
+            return Err(ApiError::conflict(
+                "branch_exists",
+                format!("{branch} is the default branch"),
+            ));
+        }
+        let from = match body.from.as_deref() {
+            None => repo.default_head.clone().ok_or_else(|| {
+                ApiError::new(
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    "empty_repo",
+                    "the repo has no main yet: name a commit in `from`",
+                )
+            })?,
+            Some(f) if f == repo.default_branch => repo
+                .default_head
+                .clone()
+                .ok_or_else(|| ApiError::not_found("main"))?,
+            Some(f) if f.len() == 40 && f.bytes().all(|b| b.is_ascii_hexdigit()) => {
+                f.to_ascii_lowercase()
+            }
+            Some(f) => live_branch(conn.h(), &repo, f).await?.head,
+        };
+        (access, repo, from)
+    };
+    let dir = storage::repo_dir(&state.config.data_dir, &repo.id);
+    let target = from.clone();
+    let made = tokio::task::spawn_blocking(move || {
+        let git = Repo::open(&dir)?;
+        let id = git
+            .commit_exists(&target)?
+            .ok_or_else(|| merge::Error::NotFound("commit".into()))?;
+        git.create_ref(&full, id)
+    })
+    .await
+    .map_err(ApiError::internal)?;
+    match made {
+        Ok(()) => {}
+        Err(merge::Error::RefExists(_)) => {
+            return Err(ApiError::conflict(
+                "branch_exists",
+                format!("branch {branch} already exists"),
+            ));
+        }
+        Err(e) => return Err(e.into()),
+    }
+    let actor = Actor {
+        login: Some(caller.login.clone()),
+        agent,
+    };
+    let seed = Seed {
+        branch: branch.clone(),
+        title: body.title,
+        description: body.description,
+    };
+    let recorded = record::record_with(
+        &state.store,
+        &state.config.data_dir,
+        &repo.id,
+        &actor,
+        Some(&seed),
+    )
+    .await
+    .map_err(ApiError::internal)?;
+    state.facts.after_record(&repo.id, &recorded).await;
+    let mut conn = state.store.read().await?;
+    let row = live_branch(conn.h(), &repo, &branch).await?;
+    let mut items = views(conn.h(), &state, &access, &repo, &[row]).await?;
+    let item = items.pop().ok_or_else(|| ApiError::not_found("branch"))?;
+    Ok((StatusCode::CREATED, Json(item)))
+}
+
+/// Sets the title and description (the merge commit's message); `null` clears.
+#[utoipa::path(patch, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}", tag = "branches",
+    request_body = UpdateBranch,
+    params(("owner" = String, Path), ("monorepo" = String, Path), ("repo" = String, Path), ("branch" = String, Path)),
+    responses((status = 200, body = Branch), (status = 400, body = ApiErrorBody), (status = 404, body = ApiErrorBody)))]
+pub async fn update(
+    State(state): State<AppState>,
+    caller: Caller,
+    Agent(agent): Agent,
+    Path((owner, name, repo, branch)): BranchPath,
+    Json(body): Json<UpdateBranch>,
+) -> ApiResult<Json<Branch>> {
+    let mut tx = state.store.begin().await?;
+    let (access, repo) = resolve(tx.h(), &caller, (&owner, &name, &repo), Need::Write).await?;
+    let row = live_branch(tx.h(), &repo, &branch).await?;
+    let title = body.title.unwrap_or(row.title.clone());
+    let description = body.description.unwrap_or(row.description.clone());
+    check_text(title.as_deref(), description.as_deref())?;
+    branches::set_text(
+        tx.h(),
+        &repo.id,
+        &row.name,
+        title.as_deref(),
+        description.as_deref(),
+    )
+    .await?;
+    let row = live_branch(tx.h(), &repo, &branch).await?;
+    let body = serde_json::json!({"row": record::branch_row(&repo.name, &row), "partial": true,
+        "actor": caller.login, "agent": agent});
+    let key = format!("{}/{}", repo.name, row.name);
+    let event = events::NewEvent {
+        monorepo_id: &access.monorepo.id,
+        kind: "branch.updated",
+        repo: Some(&repo.name),
+        collection: "branches",
+        key: &key,
+        op: "upsert",
+        body: body.to_string(),
+        at: now_ms(),
+    };
+    events::append(tx.h(), &event).await?;
+    let mut items = views(tx.h(), &state, &access, &repo, &[row]).await?;
+    tx.commit().await?;
+    items
+        .pop()
+        .map(Json)
+        .ok_or_else(|| ApiError::not_found("branch"))
+}
+
+/// Deletes the branch's ref (not the default branch's); `branch.deleted` follows.
+#[utoipa::path(delete, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}", tag = "branches",
+    params(("owner" = String, Path), ("monorepo" = String, Path), ("repo" = String, Path), ("branch" = String, Path)),
+    responses((status = 204), (status = 404, body = ApiErrorBody),
+        (status = 422, body = ApiErrorBody, description = "default_branch")))]
+pub async fn delete(
+    State(state): State<AppState>,
+    caller: Caller,
+    Agent(agent): Agent,
+    Path((owner, name, repo, branch)): BranchPath,
+) -> ApiResult<StatusCode> {
+    let repo = {
+        let mut conn = state.store.read().await?;
+        let (_, repo) = resolve(conn.h(), &caller, (&owner, &name, &repo), Need::Write).await?;
+        if branch == repo.default_branch {
+            return Err(ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "default_branch",
+                format!("{branch} is the default branch and cannot be deleted"),
+            ));
+        }
+        live_branch(conn.h(), &repo, &branch).await?;
+        repo
+    };
+    let dir = storage::repo_dir(&state.config.data_dir, &repo.id);
+    let full = format!("refs/heads/{branch}");
+    let gone = tokio::task::spawn_blocking(move || {
+        let git = Repo::open(&dir)?;
+        let heads = git.branch_heads()?;
+        let Some((_, head)) = heads.into_iter().find(|(n, _)| *n == branch) else {
+            return Ok(());
+        };
+        git.delete_ref(&full, head)
+    })
+    .await
+    .map_err(ApiError::internal)?;
+    gone?;
+    let actor = Actor {
+        login: Some(caller.login.clone()),
+        agent,
+    };
+    record::record(&state.store, &state.config.data_dir, &repo.id, &actor)
+        .await
+        .map_err(ApiError::internal)?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+pub struct CommitsQuery {
+    /// The `next_cursor` of the previous page.
+    cursor: Option<String>,
+    /// Commits a page, at most 250 (default 100).
+    limit: Option<usize>,
+}
+
+/// The branch's own commits (those `ahead` counts), newest first, each before its
+/// parents, with trailers.
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/commits", tag = "branches",
+    params(("owner" = String, Path), ("monorepo" = String, Path), ("repo" = String, Path), ("branch" = String, Path), CommitsQuery),
+    responses((status = 200, body = BranchCommits), (status = 400, body = ApiErrorBody), (status = 404, body = ApiErrorBody)))]
+pub async fn commits(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path((owner, name, repo, branch)): BranchPath,
+    Query(q): Query<CommitsQuery>,
+) -> ApiResult<Json<BranchCommits>> {
+    let skip: usize = match q.cursor.as_deref() {
+        None => 0,
+        Some(c) => c.parse().map_err(|_| {
+            ApiError::bad_request("bad_cursor", "this cursor was not made by this list")
+        })?,
+    };
+    let limit = q.limit.unwrap_or(COMMITS_DEFAULT).clamp(1, COMMITS_MAX);
+    let (repo, row) = {
+        let mut conn = state.store.read().await?;
+        let (_, repo) = resolve(conn.h(), &caller, (&owner, &name, &repo), Need::Read).await?;
+        let row = live_branch(conn.h(), &repo, &branch).await?;
+        (repo, row)
+    };
+    let dir = storage::repo_dir(&state.config.data_dir, &repo.id);
+    let main = repo.default_head.clone();
+    let (items, more) = tokio::task::spawn_blocking(move || {
+        let git = Repo::open(&dir)?;
+        let head = git
+            .commit_exists(&row.head)?
+            .ok_or_else(|| merge::Error::NotFound("commit".into()))?;
+        let main = match main {
+            Some(m) => git.commit_exists(&m)?,
+            None => None,
+        };
+        git.own_commits(main, head, skip, limit)
+    })
+    .await
+    .map_err(ApiError::internal)??;
+    Ok(Json(BranchCommits {
+        next_cursor: more.then(|| (skip + items.len()).to_string()),
+        items,
+    }))
+}
+
+/// Rewrites raw slashes in a branch name to `%2F` (`.../branches/a/b/diff` →
+/// `.../branches/a%2Fb/diff`) before routing, so both spellings reach the same route. A
+/// last segment naming a sub-resource is taken as that sub-resource.
+pub fn encode_branch_slashes(uri: &Uri) -> Option<Uri> {
+    const SUB: [&str; 4] = ["commits", "diff", "merge", "reviews"];
+    let path = uri.path();
+    let rest = path.strip_prefix("/v1/monorepos/")?;
+    let parts: Vec<&str> = rest.splitn(6, '/').collect();
+    let [_, _, "repos", _, "branches", tail] = parts.as_slice() else {
+        return None;
+    };
+    let segments: Vec<&str> = tail.split('/').collect();
+    if segments.len() < 2 {
+        return None;
+    }
+    let (name, sub) = match segments.split_last() {
+        Some((last, init)) if SUB.contains(last) && init.len() > 1 => {
+            (init.join("%2F"), Some(*last))
+        }
+        Some((last, _)) if SUB.contains(last) => return None,
+        _ => (segments.join("%2F"), None),
+    };
+    let prefix = &path[..path.len() - tail.len()];
+    let mut new = format!("{prefix}{name}");
+    if let Some(sub) = sub {
+        new.push('/');
+        new.push_str(sub);
+    }
+    if let Some(q) = uri.query() {
+        new.push('?');
+        new.push_str(q);
+    }
+    new.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    #[test]
+    fn raw_slashes_become_encoded() {
+        let r = |s: &str| encode_branch_slashes(&s.parse().unwrap()).map(|u| u.to_string());
+        let base = "/v1/monorepos/o/m/repos/api/branches/";
+        assert_eq!(r(&format!("{base}a/b")), Some(format!("{base}a%2Fb")));
+        assert_eq!(
+            r(&format!("{base}a/b/c/diff?x=1")),
+            Some(format!("{base}a%2Fb%2Fc/diff?x=1"))
+        );
+        assert_eq!(r(&format!("{base}a/diff")), None);
+        assert_eq!(r(&format!("{base}a%2Fb")), None);
+        assert_eq!(r("/v1/monorepos/o/m/repos/api/tree"), None);
+    }
+}

@@ -1,0 +1,322 @@
+//! branchDiff: the three-dot diff of a branch, as JSON or as a stream of lines.
+//!
+//! The streamed form sends `start` once the changed files are known and each file as
+//! soon as it is diffed; a finished stream is kept by (main, head) and replayed with an
+//! `ETag` of the two shas, while one being computed carries `Cache-Control: no-store`.
+
+use std::collections::{HashMap, VecDeque};
+use std::ops::ControlFlow;
+use std::sync::Mutex;
+
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+use svc_protocol::ApiErrorBody;
+use svc_protocol::branch::{BranchDiff, BranchDiffLine};
+use tokio::sync::mpsc;
+
+use super::branches::{BranchPath, live_branch};
+use super::repos::resolve;
+use crate::app::AppState;
+use crate::auth::Caller;
+use crate::authz::Need;
+use crate::error::{ApiError, ApiResult};
+use crate::extract::Query;
+use crate::git::diff::{self, Options};
+use crate::git::read::Repo;
+use crate::git::storage;
+
+/// Bytes of finished streams kept for replay, in all.
+const CACHE_BYTES: usize = 256 * 1024 * 1024;
+/// Lines computed ahead of a slow reader.
+const STREAM_AHEAD: usize = 64;
+/// The default `max_bytes` of the plain form.
+const DEFAULT_MAX_BYTES: usize = 1024 * 1024;
+
+impl From<diff::Error> for ApiError {
+    fn from(e: diff::Error) -> Self {
+        match e {
+            diff::Error::NotFound(what) => ApiError::not_found(&what),
+            diff::Error::Git(why) => ApiError::internal(why),
+        }
+    }
+}
+
+/// Finished streams by (repo, main, head), oldest dropped first past [`CACHE_BYTES`].
+#[derive(Default)]
+pub struct StreamCache(Mutex<(HashMap<Key, Bytes>, VecDeque<Key>, usize)>);
+
+type Key = (String, String, String);
+
+impl StreamCache {
+    fn get(&self, key: &Key) -> Option<Bytes> {
+        self.0.lock().ok()?.0.get(key).cloned()
+    }
+
+    fn put(&self, key: Key, bytes: Bytes) {
+        let Ok(mut guard) = self.0.lock() else { return };
+        let (map, order, size) = &mut *guard;
+        *size += bytes.len();
+        if map.insert(key.clone(), bytes).is_none() {
+            order.push_back(key);
+        }
+        while *size > CACHE_BYTES {
+            let Some(old) = order.pop_front() else { break };
+            if let Some(b) = map.remove(&old) {
+                *size -= b.len();
+            }
+        }
+    }
+}
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+pub struct DiffQuery {
+    /// `1`: a BranchDiff with a unified patch per file (1,000 files, 2 MiB of patches).
+    patches: Option<String>,
+    /// With `patches=1`: `application/x-ndjson` lines (5,000 files, 32 MiB of patches).
+    stream: Option<String>,
+    /// Plain form: bytes of patch text at most (default 1 MiB); files past it keep their
+    /// entry with `patch_omitted: budget`.
+    max_bytes: Option<usize>,
+    /// Plain form: comma-separated paths (a file or a folder) to diff only.
+    paths: Option<String>,
+    /// Plain form: `0` lists files and counts without patches.
+    hunks: Option<String>,
+    /// Plain form: `json` (default) or `patch` (one unified diff as `text/x-diff`).
+    format: Option<String>,
+}
+
+fn yes(v: Option<&str>) -> bool {
+    matches!(v, Some("1" | "true"))
+}
+
+/// The three-dot diff from the merge base of main and the branch to its head.
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/diff", tag = "branches",
+    params(("owner" = String, Path), ("monorepo" = String, Path), ("repo" = String, Path), ("branch" = String, Path), DiffQuery),
+    responses((status = 200, body = BranchDiff, description = "JSON; with stream=1, application/x-ndjson BranchDiffLine lines"),
+        (status = 304, description = "If-None-Match matched the two shas"), (status = 404, body = ApiErrorBody),
+        (status = 409, body = ApiErrorBody, description = "no_main")))]
+pub async fn diff(
+    State(state): State<AppState>,
+    caller: Caller,
+    headers: HeaderMap,
+    crate::extract::Path((owner, name, repo, branch)): BranchPath,
+    Query(q): Query<DiffQuery>,
+) -> ApiResult<Response> {
+    let (repo, head) = {
+        let mut conn = state.store.read().await?;
+        let (_, repo) = resolve(conn.h(), &caller, (&owner, &name, &repo), Need::Read).await?;
+        let row = live_branch(conn.h(), &repo, &branch).await?;
+        (repo, row.head)
+    };
+    let Some(main) = repo.default_head.clone() else {
+        return Err(ApiError::conflict(
+            "no_main",
+            "the repo has no main to diff against yet",
+        ));
+    };
+    let etag = format!("\"{main}.{head}\"");
+    let matches = headers
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.split(',').any(|t| t.trim() == etag));
+    let dir = storage::repo_dir(&state.config.data_dir, &repo.id);
+    let ends = move |git: &Repo| -> Result<_, diff::Error> {
+        let id = |sha: &str| {
+            git.commit_exists(sha)
+                .map_err(|e| diff::Error::Git(e.to_string()))?
+                .ok_or_else(|| diff::Error::NotFound(format!("commit {sha}")))
+        };
+        Ok((id(&main)?, id(&head)?))
+    };
+    let patches = yes(q.patches.as_deref());
+    if patches && yes(q.stream.as_deref()) {
+        let key = (repo.id.clone(), etag.clone(), String::new());
+        if let Some(bytes) = state.diff_streams.get(&key) {
+            if matches {
+                return Ok(not_modified(&etag));
+            }
+            return Ok(ndjson(Body::from(bytes), Some(&etag)));
+        }
+        return stream(state, key, dir, ends).await;
+    }
+    if patches && matches {
+        return Ok(not_modified(&etag));
+    }
+    let options = if patches {
+        Options::patches()
+    } else {
+        Options {
+            max_bytes: Some(q.max_bytes.unwrap_or(DEFAULT_MAX_BYTES)),
+            paths: q
+                .paths
+                .as_deref()
+                .map(|p| {
+                    p.split(',')
+                        .map(|s| s.trim().trim_matches('/').to_owned())
+                        .filter(|s| !s.is_empty())
+                        .collect()
+                })
+                .unwrap_or_default(),
+            patches: q.hunks.as_deref() != Some("0"),
+            ..Options::patches()
+        }
+    };
+    let whole = tokio::task::spawn_blocking(move || {
+        let git = Repo::open(&dir).map_err(|e| diff::Error::Git(e.to_string()))?;
+        let (main, head) = ends(&git)?;
+        diff::branch_diff(&git, main, head, options)
+    })
+    .await
+    .map_err(ApiError::internal)??;
+    if !patches && q.format.as_deref() == Some("patch") {
+        let text = unified(&whole);
+        return Ok(([(header::CONTENT_TYPE, "text/x-diff; charset=utf-8")], text).into_response());
+    }
+    let mut response = axum::Json(whole).into_response();
+    if patches {
+        if let Ok(v) = HeaderValue::from_str(&etag) {
+            response.headers_mut().insert(header::ETAG, v);
+        }
+    }
+    Ok(response)
+}
+
+fn not_modified(etag: &str) -> Response {
+    let mut r = StatusCode::NOT_MODIFIED.into_response();
+    if let Ok(v) = HeaderValue::from_str(etag) {
+        r.headers_mut().insert(header::ETAG, v);
+    }
+    r
+}
+
+fn ndjson(body: Body, etag: Option<&str>) -> Response {
+    let mut r = Response::new(body);
+    let h = r.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/x-ndjson"),
+    );
+    match etag.and_then(|e| HeaderValue::from_str(e).ok()) {
+        Some(v) => {
+            h.insert(header::ETAG, v);
+        }
+        None => {
+            h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+        }
+    }
+    r
+}
+
+fn line(l: &BranchDiffLine) -> Bytes {
+    let mut v = serde_json::to_vec(l).unwrap_or_default();
+    v.push(b'\n');
+    Bytes::from(v)
+}
+
+/// Streams a diff being computed, keeping the whole answer for replay once it ends.
+async fn stream(
+    state: AppState,
+    key: Key,
+    dir: std::path::PathBuf,
+    ends: impl FnOnce(&Repo) -> Result<(gix::ObjectId, gix::ObjectId), diff::Error> + Send + 'static,
+) -> ApiResult<Response> {
+    let (tx, rx) = mpsc::channel::<Result<Bytes, std::io::Error>>(STREAM_AHEAD);
+    // The plan (the tree diff) is made before answering, so a bad end is still a 404.
+    let (plan_tx, plan_rx) = tokio::sync::oneshot::channel();
+    let cache = state.clone();
+    tokio::task::spawn_blocking(move || {
+        let planned = Repo::open(&dir)
+            .map_err(|e| diff::Error::Git(e.to_string()))
+            .and_then(|git| {
+                let (main, head) = ends(&git)?;
+                Ok((diff::plan(&git, main, head, Options::stream())?, git))
+            });
+        let (plan, git) = match planned {
+            Ok(p) => p,
+            Err(e) => {
+                let _ = plan_tx.send(Err(e));
+                return;
+            }
+        };
+        if plan_tx.send(Ok(())).is_err() {
+            return;
+        }
+        let mut kept = Vec::new();
+        let mut send = |b: Bytes| {
+            kept.extend_from_slice(&b);
+            tx.blocking_send(Ok(b)).is_ok()
+        };
+        if !send(line(&plan.start_line())) {
+            return;
+        }
+        let outcome = plan.files(&git, |file| {
+            if send(line(&BranchDiffLine::File(file))) {
+                ControlFlow::Continue(())
+            } else {
+                ControlFlow::Break(())
+            }
+        });
+        match outcome {
+            Ok(o) => {
+                if send(line(&o.end_line())) {
+                    cache.diff_streams.put(key, Bytes::from(kept));
+                }
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "branch diff failed while streaming");
+                let _ = send(line(&BranchDiffLine::Error {
+                    message: "the diff failed; it has been logged".into(),
+                }));
+            }
+        }
+    });
+    plan_rx.await.map_err(ApiError::internal)??;
+    let body = Body::from_stream(tokio_stream(rx));
+    Ok(ndjson(body, None))
+}
+
+/// The receiver as a body stream.
+fn tokio_stream(
+    mut rx: mpsc::Receiver<Result<Bytes, std::io::Error>>,
+) -> impl futures_util::Stream<Item = Result<Bytes, std::io::Error>> {
+    futures_util::stream::poll_fn(move |cx| rx.poll_recv(cx))
+}
+
+/// One unified diff of every file, as `git diff` prints it.
+fn unified(d: &BranchDiff) -> String {
+    let mut out = String::new();
+    for f in &d.files {
+        let old = f.old_path.as_deref().unwrap_or(&f.path);
+        out.push_str(&format!("diff --git a/{old} b/{}\n", f.path));
+        match (&f.old_mode, &f.new_mode) {
+            (None, Some(m)) => out.push_str(&format!("new file mode {m}\n")),
+            (Some(m), None) => out.push_str(&format!("deleted file mode {m}\n")),
+            (Some(a), Some(b)) if a != b => out.push_str(&format!("old mode {a}\nnew mode {b}\n")),
+            _ => {}
+        }
+        if f.old_path.is_some() {
+            out.push_str(&format!("rename from {old}\nrename to {}\n", f.path));
+        }
+        if f.binary {
+            out.push_str(&format!("Binary files a/{old} and b/{} differ\n", f.path));
+            continue;
+        }
+        if let Some(patch) = &f.patch {
+            let a = if f.old_sha.is_some() {
+                format!("a/{old}")
+            } else {
+                "/dev/null".into()
+            };
+            let b = if f.new_sha.is_some() {
+                format!("b/{}", f.path)
+            } else {
+                "/dev/null".into()
+            };
+            out.push_str(&format!("--- {a}\n+++ {b}\n{patch}"));
+        }
+    }
+    out
+}

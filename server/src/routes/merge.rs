@@ -1,0 +1,291 @@
+//! mergeBranch: a merge commit on main, gated by the checks.
+//!
+//! The merge is written to the `merges` table before main's ref moves and recorded with
+//! the ref move (main's head, the branch's `merged` state and both events in one
+//! transaction), so a crash in between is finished by the next recording. Merges in one
+//! repo run one at a time in a process; across processes the ref's compare-and-swap
+//! decides and the loser merges again onto the new main.
+
+use axum::extract::State;
+use axum::http::StatusCode;
+use serde::Deserialize;
+use svc_protocol::ApiErrorBody;
+use svc_protocol::branch::{ChecksState, MergeResult};
+
+use super::branches::{BranchPath, checks_of, live_branch};
+use super::repos::resolve;
+use crate::app::AppState;
+use crate::auth::Caller;
+use crate::authz::Need;
+use crate::error::{ApiError, ApiResult};
+use crate::extract::{Agent, Json, Path, Query};
+use crate::git::merge::{self, Person};
+use crate::git::read::Repo;
+use crate::git::record::{self, Actor};
+use crate::git::storage;
+use crate::store::merges::{self, MergeRow};
+use crate::store::{now_ms, time_of, users};
+
+impl From<merge::Error> for ApiError {
+    fn from(e: merge::Error) -> Self {
+        match e {
+            merge::Error::NotFound(what) => ApiError::not_found(&what),
+            merge::Error::Conflicts(paths) => ApiError::conflict(
+                "conflicts",
+                format!("conflicts with main in: {}", paths.join(", ")),
+            )
+            .with_paths(paths),
+            merge::Error::Unrelated { .. } => ApiError::conflict(
+                "unrelated",
+                "the branch shares no history with main, so it cannot be merged",
+            ),
+            merge::Error::RefMoved(name) => {
+                ApiError::conflict("ref_moved", format!("{name} moved meanwhile; try again"))
+            }
+            merge::Error::RefExists(name) => {
+                ApiError::conflict("branch_exists", format!("{name} already exists"))
+            }
+            merge::Error::BadRefName(name) => ApiError::bad_request(
+                "bad_branch_name",
+                format!("{name:?} is not a valid git branch name"),
+            ),
+            merge::Error::Git(why) => ApiError::internal(why),
+        }
+    }
+}
+
+/// Times a merge is redone when main moved under it (another process merged).
+const ATTEMPTS: usize = 5;
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+pub struct MergeQuery {
+    /// `1`: merge past red, missing or unknown checks; the merge is recorded as forced.
+    force: Option<String>,
+}
+
+/// Lands the branch on main with a merge commit authored as the caller.
+#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/merge", tag = "branches",
+    params(("owner" = String, Path), ("monorepo" = String, Path), ("repo" = String, Path), ("branch" = String, Path), MergeQuery),
+    responses((status = 200, body = MergeResult), (status = 404, body = ApiErrorBody),
+        (status = 409, body = ApiErrorBody, description = "conflicts (with `paths`), not_open, no_main"),
+        (status = 412, body = ApiErrorBody, description = "checks_not_green (with `checks`)"),
+        (status = 503, body = ApiErrorBody, description = "checks_unknown (with `checks`)")))]
+pub async fn merge(
+    State(state): State<AppState>,
+    caller: Caller,
+    Agent(agent): Agent,
+    Path((owner, name, repo, branch)): BranchPath,
+    Query(q): Query<MergeQuery>,
+) -> ApiResult<Json<MergeResult>> {
+    let force = matches!(q.force.as_deref(), Some("1" | "true"));
+    let repo_id = {
+        let mut conn = state.store.read().await?;
+        resolve(conn.h(), &caller, (&owner, &name, &repo), Need::Write)
+            .await?
+            .1
+            .id
+    };
+    let lock = state.merge_lock(&repo_id);
+    let _one_at_once = lock.lock().await;
+    for _ in 0..ATTEMPTS {
+        let (repo, row, checks, user) = {
+            let mut conn = state.store.read().await?;
+            let (access, repo) =
+                resolve(conn.h(), &caller, (&owner, &name, &repo), Need::Write).await?;
+            let row = live_branch(conn.h(), &repo, &branch).await?;
+            if row.state != "open" {
+                return Err(ApiError::conflict(
+                    "not_open",
+                    format!("branch {} is {}, not open", row.name, row.state),
+                ));
+            }
+            let checks = checks_of(conn.h(), &state, &access, &repo, &[row.head.clone()])
+                .await?
+                .pop()
+                .ok_or_else(|| ApiError::internal("no checks"))?;
+            let user = users::by_id(conn.h(), &caller.user_id)
+                .await?
+                .ok_or_else(|| ApiError::unauthorized("unknown user"))?;
+            (repo, row, checks, user)
+        };
+        if !force && checks.state == ChecksState::Unknown {
+            let reason = checks.checks_unknown.clone().unwrap_or_default();
+            return Err(ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "checks_unknown",
+                format!("the required checks cannot be read ({reason}); merge with force=1 to go past them"),
+            )
+            .with_checks(checks));
+        }
+        if !force && checks.state != ChecksState::Success {
+            let mut why: Vec<String> = checks
+                .statuses
+                .iter()
+                .filter(|s| {
+                    checks
+                        .required
+                        .as_ref()
+                        .is_none_or(|r| r.is_empty() || r.contains(&s.context))
+                        && s.state.as_str() != "success"
+                })
+                .map(|s| format!("{} is {}", s.context, s.state.as_str()))
+                .collect();
+            why.extend(
+                checks
+                    .missing
+                    .iter()
+                    .flatten()
+                    .map(|c| format!("{c} has not reported")),
+            );
+            return Err(ApiError::new(
+                StatusCode::PRECONDITION_FAILED,
+                "checks_not_green",
+                format!(
+                    "the checks do not pass: {}; merge with force=1 to go past them",
+                    why.join(", ")
+                ),
+            )
+            .with_checks(checks));
+        }
+        let Some(main) = repo.default_head.clone() else {
+            return Err(ApiError::conflict(
+                "no_main",
+                "the repo has no main to merge into yet",
+            ));
+        };
+        let message = message(
+            row.title.as_deref(),
+            row.description.as_deref(),
+            &row.name,
+            agent.as_deref(),
+        );
+        let author = Person {
+            name: user
+                .name
+                .clone()
+                .filter(|n| !n.trim().is_empty())
+                .unwrap_or_else(|| user.login.clone()),
+            email: user
+                .email
+                .clone()
+                .unwrap_or_else(|| format!("{}@users.noreply", user.login)),
+        };
+        let committer = Person {
+            name: "svc".into(),
+            email: format!(
+                "svc@{}",
+                state.config.base_url.host_str().unwrap_or("localhost")
+            ),
+        };
+        let dir = storage::repo_dir(&state.config.data_dir, &repo.id);
+        let head = row.head.clone();
+        let made = {
+            let (dir, main) = (dir.clone(), main.clone());
+            tokio::task::spawn_blocking(move || {
+                let git = Repo::open(&dir)?;
+                let main = git
+                    .commit_exists(&main)?
+                    .ok_or_else(|| merge::Error::NotFound("main".into()))?;
+                let head = git
+                    .commit_exists(&head)?
+                    .ok_or_else(|| merge::Error::NotFound("head".into()))?;
+                git.merge(main, head, &author, &committer, &message)
+            })
+            .await
+            .map_err(ApiError::internal)?
+        };
+        let sha = match made {
+            Ok(sha) => sha,
+            Err(merge::Error::Conflicts(paths)) => {
+                return Err(ApiError::conflict(
+                    "conflicts",
+                    format!("{} conflicts with main in {} file(s): {}; merge main into the branch and push",
+                        row.name, paths.len(), paths.join(", ")),
+                )
+                .with_paths(paths));
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let merged_at = now_ms();
+        let pending = MergeRow {
+            repo_id: repo.id.clone(),
+            sha: sha.to_string(),
+            branch: row.name.clone(),
+            head: row.head.clone(),
+            merged_by: caller.login.clone(),
+            merged_agent: agent.clone(),
+            forced: force,
+            merged_at,
+            done: false,
+        };
+        {
+            let mut tx = state.store.begin().await?;
+            merges::insert(tx.h(), &pending).await?;
+            tx.commit().await?;
+        }
+        let main_ref = format!("refs/heads/{}", repo.default_branch);
+        let moved = tokio::task::spawn_blocking(move || {
+            let git = Repo::open(&dir)?;
+            let old = git
+                .commit_exists(&main)?
+                .ok_or_else(|| merge::Error::NotFound("main".into()))?;
+            git.update_ref(&main_ref, old, sha)
+        })
+        .await
+        .map_err(ApiError::internal)?;
+        match moved {
+            Ok(()) => {}
+            Err(merge::Error::RefMoved(_)) => {
+                let mut tx = state.store.begin().await?;
+                merges::remove(tx.h(), &repo.id, &pending.sha).await?;
+                tx.commit().await?;
+                continue;
+            }
+            Err(e) => return Err(e.into()),
+        }
+        let actor = Actor {
+            login: Some(caller.login.clone()),
+            agent: agent.clone(),
+        };
+        let recorded = record::record(&state.store, &state.config.data_dir, &repo.id, &actor)
+            .await
+            .map_err(ApiError::internal)?;
+        state.facts.after_record(&repo.id, &recorded).await;
+        return Ok(Json(MergeResult {
+            sha: pending.sha,
+            merged_at: time_of(merged_at),
+            merged_by: caller.login,
+            merged_agent: agent,
+            forced: force,
+            branch: row.name,
+            repo: repo.name,
+        }));
+    }
+    Err(ApiError::conflict(
+        "main_moved",
+        "main kept moving while merging; try again",
+    ))
+}
+
+/// The merge commit's message: the branch's title and description.
+fn message(
+    title: Option<&str>,
+    description: Option<&str>,
+    branch: &str,
+    agent: Option<&str>,
+) -> String {
+    let mut text = title
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .map_or_else(|| format!("Merge branch '{branch}'"), str::to_owned);
+    if let Some(d) = description.map(str::trim).filter(|d| !d.is_empty()) {
+        text.push_str("\n\n");
+        text.push_str(d);
+    }
+    if let Some(agent) = agent {
+        text.push_str("\n\nSvc-Agent: ");
+        text.push_str(agent);
+    }
+    text.push('\n');
+    text
+}

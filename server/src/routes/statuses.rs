@@ -1,0 +1,161 @@
+//! Commit statuses and the Checks object of a commit.
+
+use axum::extract::State;
+use axum::http::StatusCode;
+use svc_protocol::ApiErrorBody;
+use svc_protocol::branch::{Checks, PostStatus, Status};
+
+use super::branches::checks_of;
+use super::repos::resolve;
+use crate::app::AppState;
+use crate::auth::Caller;
+use crate::authz::Need;
+use crate::checks::status_view;
+use crate::error::{ApiError, ApiResult};
+use crate::extract::{Agent, Json, Path};
+use crate::git::read::Repo;
+use crate::git::storage;
+use crate::store::repos::RepoRow;
+use crate::store::statuses::{self, StatusRow};
+use crate::store::{events, now_ms};
+
+const CONTEXT_MAX: usize = 255;
+const DESCRIPTION_MAX: usize = 1024;
+const URL_MAX: usize = 2048;
+/// Contexts one commit may have.
+const CONTEXTS_MAX: i64 = 1000;
+
+/// `{r}/.../{sha}` path parameters.
+type ShaPath = Path<(String, String, String, String)>;
+
+fn is_sha(s: &str) -> bool {
+    s.len() == 40 && s.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// 404 unless the repo has the commit.
+async fn check_commit(state: &AppState, repo: &RepoRow, sha: &str) -> ApiResult<()> {
+    if !is_sha(sha) {
+        return Err(ApiError::not_found("commit"));
+    }
+    let dir = storage::repo_dir(&state.config.data_dir, &repo.id);
+    let sha = sha.to_owned();
+    let found = tokio::task::spawn_blocking(move || Repo::open(&dir)?.commit_exists(&sha))
+        .await
+        .map_err(ApiError::internal)??;
+    found
+        .map(|_| ())
+        .ok_or_else(|| ApiError::not_found("commit"))
+}
+
+fn validate(body: &PostStatus) -> ApiResult<()> {
+    let bad = |m: String| Err(ApiError::bad_request("bad_request", m));
+    let context = body.context.trim();
+    if context.is_empty()
+        || context.chars().count() > CONTEXT_MAX
+        || context.chars().any(char::is_control)
+    {
+        return bad(format!(
+            "context must be 1 to {CONTEXT_MAX} printable characters"
+        ));
+    }
+    if body
+        .description
+        .as_ref()
+        .is_some_and(|d| d.chars().count() > DESCRIPTION_MAX)
+    {
+        return bad(format!(
+            "description is at most {DESCRIPTION_MAX} characters"
+        ));
+    }
+    if let Some(u) = &body.target_url {
+        let ok = u.len() <= URL_MAX
+            && url::Url::parse(u).is_ok_and(|u| matches!(u.scheme(), "http" | "https"));
+        if !ok {
+            return bad(format!(
+                "target_url must be an http(s) URL of at most {URL_MAX} bytes"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Posts a status on a commit (any member); the latest per context counts.
+#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/statuses/{sha}", tag = "checks",
+    request_body = PostStatus,
+    params(("owner" = String, Path), ("monorepo" = String, Path), ("repo" = String, Path), ("sha" = String, Path)),
+    responses((status = 201, body = Status), (status = 400, body = ApiErrorBody), (status = 404, body = ApiErrorBody),
+        (status = 422, body = ApiErrorBody, description = "too_many_statuses")))]
+pub async fn post(
+    State(state): State<AppState>,
+    caller: Caller,
+    Agent(agent): Agent,
+    Path((owner, name, repo, sha)): ShaPath,
+    Json(body): Json<PostStatus>,
+) -> ApiResult<(StatusCode, Json<Status>)> {
+    validate(&body)?;
+    let sha = sha.to_ascii_lowercase();
+    let repo = {
+        let mut conn = state.store.read().await?;
+        resolve(conn.h(), &caller, (&owner, &name, &repo), Need::Write)
+            .await?
+            .1
+    };
+    check_commit(&state, &repo, &sha).await?;
+    let mut tx = state.store.begin().await?;
+    let (access, repo) = resolve(tx.h(), &caller, (&owner, &name, &repo.name), Need::Write).await?;
+    let row = StatusRow {
+        repo_id: repo.id.clone(),
+        sha: sha.clone(),
+        context: body.context.trim().to_owned(),
+        state: body.state.as_str().to_owned(),
+        target_url: body.target_url,
+        description: body.description,
+        creator: caller.login.clone(),
+        app: None,
+        created_at: now_ms(),
+    };
+    let before = statuses::put(tx.h(), &row).await?;
+    if before.is_none() && statuses::count(tx.h(), &repo.id, &sha).await? > CONTEXTS_MAX {
+        return Err(ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "too_many_statuses",
+            format!("a commit has at most {CONTEXTS_MAX} status contexts"),
+        ));
+    }
+    let status = status_view(&row);
+    let body = serde_json::json!({"row": status, "actor": caller.login, "agent": agent,
+        "changed": before.as_deref() != Some(row.state.as_str())});
+    let key = format!("{}/{}/{}", repo.name, sha, row.context);
+    let event = events::NewEvent {
+        monorepo_id: &access.monorepo.id,
+        kind: "status",
+        repo: Some(&repo.name),
+        collection: "statuses",
+        key: &key,
+        op: "upsert",
+        body: body.to_string(),
+        at: row.created_at,
+    };
+    events::append(tx.h(), &event).await?;
+    tx.commit().await?;
+    Ok((StatusCode::CREATED, Json(status)))
+}
+
+/// The Checks object of a commit: the merge gate's view of it.
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/commits/{sha}/checks", tag = "checks",
+    params(("owner" = String, Path), ("monorepo" = String, Path), ("repo" = String, Path), ("sha" = String, Path)),
+    responses((status = 200, body = Checks), (status = 404, body = ApiErrorBody)))]
+pub async fn checks(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path((owner, name, repo, sha)): ShaPath,
+) -> ApiResult<Json<Checks>> {
+    let sha = sha.to_ascii_lowercase();
+    let mut conn = state.store.read().await?;
+    let (access, repo) = resolve(conn.h(), &caller, (&owner, &name, &repo), Need::Read).await?;
+    check_commit(&state, &repo, &sha).await?;
+    let mut all = checks_of(conn.h(), &state, &access, &repo, &[sha]).await?;
+    all.pop()
+        .map(Json)
+        .ok_or_else(|| ApiError::not_found("commit"))
+}

@@ -1,0 +1,72 @@
+//! Merges into main: written before main's ref moves, marked done when recorded.
+
+use super::{H, Result, on};
+
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct MergeRow {
+    pub repo_id: String,
+    /// The merge commit.
+    pub sha: String,
+    pub branch: String,
+    /// The branch head that was merged.
+    pub head: String,
+    pub merged_by: String,
+    pub merged_agent: Option<String>,
+    pub forced: bool,
+    pub merged_at: i64,
+    pub done: bool,
+}
+
+const COLUMNS: &str =
+    "repo_id, sha, branch, head, merged_by, merged_agent, forced, merged_at, done";
+
+pub async fn insert(h: H<'_>, m: &MergeRow) -> Result<()> {
+    on!(h, c => sqlx::query(
+        "INSERT INTO merges (repo_id, sha, branch, head, merged_by, merged_agent, forced, merged_at, done)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+    )
+    .bind(&m.repo_id).bind(&m.sha).bind(&m.branch).bind(&m.head).bind(&m.merged_by)
+    .bind(&m.merged_agent).bind(m.forced).bind(m.merged_at).bind(m.done)
+    .execute(c).await?.rows_affected());
+    Ok(())
+}
+
+/// Merges whose ref move has not been recorded yet.
+pub async fn pending(h: H<'_>, repo_id: &str) -> Result<Vec<MergeRow>> {
+    let sql =
+        format!("SELECT {COLUMNS} FROM merges WHERE repo_id = $1 AND NOT done ORDER BY merged_at");
+    Ok(on!(h, c => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(repo_id).fetch_all(c).await?))
+}
+
+pub async fn set_done(h: H<'_>, repo_id: &str, sha: &str) -> Result<()> {
+    on!(h, c => sqlx::query("UPDATE merges SET done = TRUE WHERE repo_id = $1 AND sha = $2")
+        .bind(repo_id).bind(sha).execute(c).await?.rows_affected());
+    Ok(())
+}
+
+pub async fn remove(h: H<'_>, repo_id: &str, sha: &str) -> Result<()> {
+    on!(h, c => sqlx::query("DELETE FROM merges WHERE repo_id = $1 AND sha = $2 AND NOT done")
+        .bind(repo_id).bind(sha).execute(c).await?.rows_affected());
+    Ok(())
+}
+
+/// Branch names of the recorded merge commits among `shas`, for commit pages on main.
+pub async fn branches_of(
+    h: H<'_>,
+    repo_id: &str,
+    shas: &[String],
+) -> Result<Vec<(String, String)>> {
+    if shas.is_empty() {
+        return Ok(Vec::new());
+    }
+    let list = super::placeholders(2, shas.len());
+    let sql =
+        format!("SELECT sha, branch FROM merges WHERE repo_id = $1 AND done AND sha IN ({list})");
+    Ok(on!(h, c => {
+        let mut q = sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(repo_id);
+        for s in shas {
+            q = q.bind(s);
+        }
+        q.fetch_all(c).await?
+    }))
+}
