@@ -5,9 +5,8 @@ use std::time::Duration;
 
 use reqwest::blocking::{Client, RequestBuilder, Response};
 use reqwest::{Method, StatusCode};
-use serde::Deserialize;
 use serde::de::DeserializeOwned;
-use svc_protocol::branch::Checks;
+use svc_protocol::{ApiErrorBody, ErrorBody};
 
 use crate::config::{Hosts, config_dir};
 use crate::credstore;
@@ -119,7 +118,7 @@ impl Session {
             return Ok(Ok(response));
         }
         let status = response.status();
-        let error = response.json::<RefusalBody>().ok().map(|b| b.error);
+        let error = response.json::<ApiErrorBody>().ok().map(|b| b.error);
         Ok(Err(Refusal { status, error }))
     }
 
@@ -157,23 +156,7 @@ impl Session {
 #[derive(Debug)]
 pub struct Refusal {
     pub status: StatusCode,
-    pub error: Option<RefusalError>,
-}
-
-#[derive(Deserialize)]
-struct RefusalBody {
-    error: RefusalError,
-}
-
-/// `{"error": {...}}` with the optional members some refusals carry.
-#[derive(Debug, Deserialize)]
-pub struct RefusalError {
-    pub code: String,
-    pub message: String,
-    #[serde(default)]
-    pub paths: Option<Vec<String>>,
-    #[serde(default)]
-    pub checks: Option<Checks>,
+    pub error: Option<ErrorBody>,
 }
 
 /// Splits `<owner>/<monorepo>`.

@@ -52,7 +52,7 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
                 b.state,
                 super::ahead_behind(b),
                 super::mergeable(b),
-                b.checks.build_state,
+                b.checks.build_state.replace('_', " "),
                 b.author.as_deref().unwrap_or("-"),
                 b.title.as_deref().unwrap_or("")
             ));
