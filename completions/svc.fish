@@ -36,6 +36,10 @@ complete -c svc -n "__fish_svc_needs_command" -f -a "credential" -d 'List, make 
 complete -c svc -n "__fish_svc_needs_command" -f -a "monorepo" -d 'Make, list, view, rename and delete monorepos'
 complete -c svc -n "__fish_svc_needs_command" -f -a "repo" -d 'Make, list and view the repos of a monorepo'
 complete -c svc -n "__fish_svc_needs_command" -f -a "clone" -d 'Clone a monorepo: each repo\'s main at its path, the meta layer\'s files in .svc/'
+complete -c svc -n "__fish_svc_needs_command" -f -a "branch" -d 'List, make, view, diff, edit, merge and delete the branches of a repo'
+complete -c svc -n "__fish_svc_needs_command" -f -a "review" -d 'Approve, comment on or ask for changes on a branch; or --list its reviews'
+complete -c svc -n "__fish_svc_needs_command" -f -a "status" -d 'Post commit statuses, the checks that gate merges'
+complete -c svc -n "__fish_svc_needs_command" -f -a "checks" -d 'Show a commit\'s checks; exits 1 unless they pass the merge gate'
 complete -c svc -n "__fish_svc_needs_command" -f -a "completions" -d 'Print the shell completion script for svc'
 complete -c svc -n "__fish_svc_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c svc -n "__fish_svc_using_subcommand login" -l machine -d 'Name of this machine\'s credential [default: the host name]' -r
@@ -170,20 +174,123 @@ complete -c svc -n "__fish_svc_using_subcommand clone" -l server -d 'The svc ser
 complete -c svc -n "__fish_svc_using_subcommand clone" -l json -d 'Print data as JSON'
 complete -c svc -n "__fish_svc_using_subcommand clone" -s h -l help -d 'Print help'
 complete -c svc -n "__fish_svc_using_subcommand clone" -s V -l version -d 'Print version'
+complete -c svc -n "__fish_svc_using_subcommand branch; and not __fish_seen_subcommand_from list create view diff edit merge delete help" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
+complete -c svc -n "__fish_svc_using_subcommand branch; and not __fish_seen_subcommand_from list create view diff edit merge delete help" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand branch; and not __fish_seen_subcommand_from list create view diff edit merge delete help" -s h -l help -d 'Print help'
+complete -c svc -n "__fish_svc_using_subcommand branch; and not __fish_seen_subcommand_from list create view diff edit merge delete help" -s V -l version -d 'Print version'
+complete -c svc -n "__fish_svc_using_subcommand branch; and not __fish_seen_subcommand_from list create view diff edit merge delete help" -f -a "list" -d 'List a repo\'s branches: main first, then open and merged ones, newest first'
+complete -c svc -n "__fish_svc_using_subcommand branch; and not __fish_seen_subcommand_from list create view diff edit merge delete help" -f -a "create" -d 'Make a branch on the server, pointing at main\'s head or --from, without a new commit'
+complete -c svc -n "__fish_svc_using_subcommand branch; and not __fish_seen_subcommand_from list create view diff edit merge delete help" -f -a "view" -d 'Show a branch: state, head, mergeability, checks, its merge and reviews'
+complete -c svc -n "__fish_svc_using_subcommand branch; and not __fish_seen_subcommand_from list create view diff edit merge delete help" -f -a "diff" -d 'Show a branch\'s changes since it left main, like git diff main...branch'
+complete -c svc -n "__fish_svc_using_subcommand branch; and not __fish_seen_subcommand_from list create view diff edit merge delete help" -f -a "edit" -d 'Set a branch\'s title or description, which become its merge commit\'s message'
+complete -c svc -n "__fish_svc_using_subcommand branch; and not __fish_seen_subcommand_from list create view diff edit merge delete help" -f -a "merge" -d 'Merge a branch into main with a merge commit, once its checks pass'
+complete -c svc -n "__fish_svc_using_subcommand branch; and not __fish_seen_subcommand_from list create view diff edit merge delete help" -f -a "delete" -d 'Delete a branch on the server (never main)'
+complete -c svc -n "__fish_svc_using_subcommand branch; and not __fish_seen_subcommand_from list create view diff edit merge delete help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from list" -s R -l repo -d '<owner>/<monorepo>/<repo>, or <owner>/<repo> for a plain repo [default: the repo of the svc clone you are in]' -r
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from list" -l state -d 'Only branches in these states: open, merged or both, like open,merged' -r
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from list" -l limit -d 'At most this many rows' -r
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from list" -l cursor -d 'Go on where a previous page ended (its next_cursor)' -r
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from list" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from list" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from create" -s R -l repo -d '<owner>/<monorepo>/<repo>, or <owner>/<repo> for a plain repo [default: the repo of the svc clone you are in]' -r
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from create" -l from -d 'A branch or commit sha to start from [default: main\'s head]' -r
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from create" -l title -d 'Its title, which becomes the merge commit\'s subject' -r
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from create" -l description -d 'Its description, which becomes the merge commit\'s body' -r
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from create" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from create" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from create" -s h -l help -d 'Print help'
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from create" -s V -l version -d 'Print version'
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from view" -s R -l repo -d '<owner>/<monorepo>/<repo>, or <owner>/<repo> for a plain repo [default: the repo of the svc clone you are in]' -r
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from view" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from view" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from view" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from view" -s V -l version -d 'Print version'
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from diff" -s R -l repo -d '<owner>/<monorepo>/<repo>, or <owner>/<repo> for a plain repo [default: the repo of the svc clone you are in]' -r
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from diff" -l color -d 'When to colour' -r -f -a "auto\t'When stdout is a terminal and NO_COLOR is not set'
+always\t''
+never\t''"
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from diff" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from diff" -l stat -d 'A diffstat instead of patches, laid out for $COLUMNS (default 80)'
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from diff" -l no-pager -d 'Write to stdout, not through the pager'
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from diff" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from diff" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from diff" -s V -l version -d 'Print version'
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from edit" -s R -l repo -d '<owner>/<monorepo>/<repo>, or <owner>/<repo> for a plain repo [default: the repo of the svc clone you are in]' -r
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from edit" -l title -d 'The new title; "" clears it' -r
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from edit" -l description -d 'The new description; "" clears it' -r
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from edit" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from edit" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from edit" -s h -l help -d 'Print help'
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from edit" -s V -l version -d 'Print version'
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from merge" -s R -l repo -d '<owner>/<monorepo>/<repo>, or <owner>/<repo> for a plain repo [default: the repo of the svc clone you are in]' -r
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from merge" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from merge" -l force -d 'Merge past failing, missing or unknown checks; the merge is recorded as forced'
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from merge" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from merge" -s h -l help -d 'Print help'
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from merge" -s V -l version -d 'Print version'
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from delete" -s R -l repo -d '<owner>/<monorepo>/<repo>, or <owner>/<repo> for a plain repo [default: the repo of the svc clone you are in]' -r
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from delete" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from delete" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from delete" -s h -l help -d 'Print help'
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from delete" -s V -l version -d 'Print version'
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from help" -f -a "list" -d 'List a repo\'s branches: main first, then open and merged ones, newest first'
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from help" -f -a "create" -d 'Make a branch on the server, pointing at main\'s head or --from, without a new commit'
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from help" -f -a "view" -d 'Show a branch: state, head, mergeability, checks, its merge and reviews'
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from help" -f -a "diff" -d 'Show a branch\'s changes since it left main, like git diff main...branch'
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from help" -f -a "edit" -d 'Set a branch\'s title or description, which become its merge commit\'s message'
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from help" -f -a "merge" -d 'Merge a branch into main with a merge commit, once its checks pass'
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from help" -f -a "delete" -d 'Delete a branch on the server (never main)'
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c svc -n "__fish_svc_using_subcommand review" -s R -l repo -d '<owner>/<monorepo>/<repo>, or <owner>/<repo> for a plain repo [default: the repo of the svc clone you are in]' -r
+complete -c svc -n "__fish_svc_using_subcommand review" -s m -l message -d 'The review\'s text' -r
+complete -c svc -n "__fish_svc_using_subcommand review" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
+complete -c svc -n "__fish_svc_using_subcommand review" -l approve -d 'Approve it'
+complete -c svc -n "__fish_svc_using_subcommand review" -l comment -d 'Comment on it (needs -m)'
+complete -c svc -n "__fish_svc_using_subcommand review" -l request-changes -d 'Ask for changes (needs -m)'
+complete -c svc -n "__fish_svc_using_subcommand review" -l list -d 'List its reviews, oldest first'
+complete -c svc -n "__fish_svc_using_subcommand review" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand review" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c svc -n "__fish_svc_using_subcommand review" -s V -l version -d 'Print version'
+complete -c svc -n "__fish_svc_using_subcommand status; and not __fish_seen_subcommand_from post help" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
+complete -c svc -n "__fish_svc_using_subcommand status; and not __fish_seen_subcommand_from post help" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand status; and not __fish_seen_subcommand_from post help" -s h -l help -d 'Print help'
+complete -c svc -n "__fish_svc_using_subcommand status; and not __fish_seen_subcommand_from post help" -s V -l version -d 'Print version'
+complete -c svc -n "__fish_svc_using_subcommand status; and not __fish_seen_subcommand_from post help" -f -a "post" -d 'Post a status on a commit; the latest per context counts in its checks'
+complete -c svc -n "__fish_svc_using_subcommand status; and not __fish_seen_subcommand_from post help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c svc -n "__fish_svc_using_subcommand status; and __fish_seen_subcommand_from post" -s R -l repo -d '<owner>/<monorepo>/<repo>, or <owner>/<repo> for a plain repo [default: the repo of the svc clone you are in]' -r
+complete -c svc -n "__fish_svc_using_subcommand status; and __fish_seen_subcommand_from post" -l url -d 'Where to see the details' -r
+complete -c svc -n "__fish_svc_using_subcommand status; and __fish_seen_subcommand_from post" -l description -d 'One line about the result' -r
+complete -c svc -n "__fish_svc_using_subcommand status; and __fish_seen_subcommand_from post" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
+complete -c svc -n "__fish_svc_using_subcommand status; and __fish_seen_subcommand_from post" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand status; and __fish_seen_subcommand_from post" -s h -l help -d 'Print help'
+complete -c svc -n "__fish_svc_using_subcommand status; and __fish_seen_subcommand_from post" -s V -l version -d 'Print version'
+complete -c svc -n "__fish_svc_using_subcommand status; and __fish_seen_subcommand_from help" -f -a "post" -d 'Post a status on a commit; the latest per context counts in its checks'
+complete -c svc -n "__fish_svc_using_subcommand status; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c svc -n "__fish_svc_using_subcommand checks" -s R -l repo -d '<owner>/<monorepo>/<repo>, or <owner>/<repo> for a plain repo [default: the repo of the svc clone you are in]' -r
+complete -c svc -n "__fish_svc_using_subcommand checks" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
+complete -c svc -n "__fish_svc_using_subcommand checks" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand checks" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c svc -n "__fish_svc_using_subcommand checks" -s V -l version -d 'Print version'
 complete -c svc -n "__fish_svc_using_subcommand completions" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
 complete -c svc -n "__fish_svc_using_subcommand completions" -l json -d 'Print data as JSON'
 complete -c svc -n "__fish_svc_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c svc -n "__fish_svc_using_subcommand completions" -s V -l version -d 'Print version'
-complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone completions help" -f -a "login" -d 'Sign this machine in with the device flow (a code you approve in a browser)'
-complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone completions help" -f -a "logout" -d 'Revoke this machine\'s credential on the server, then forget it'
-complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone completions help" -f -a "auth" -d 'See and use this machine\'s sign-in'
-complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone completions help" -f -a "git-credential" -d 'Answer git\'s credential requests (configured by svc auth setup-git and svc clone)'
-complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone completions help" -f -a "credential" -d 'List, make and revoke your credentials'
-complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone completions help" -f -a "monorepo" -d 'Make, list, view, rename and delete monorepos'
-complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone completions help" -f -a "repo" -d 'Make, list and view the repos of a monorepo'
-complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone completions help" -f -a "clone" -d 'Clone a monorepo: each repo\'s main at its path, the meta layer\'s files in .svc/'
-complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone completions help" -f -a "completions" -d 'Print the shell completion script for svc'
-complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone branch review status checks completions help" -f -a "login" -d 'Sign this machine in with the device flow (a code you approve in a browser)'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone branch review status checks completions help" -f -a "logout" -d 'Revoke this machine\'s credential on the server, then forget it'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone branch review status checks completions help" -f -a "auth" -d 'See and use this machine\'s sign-in'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone branch review status checks completions help" -f -a "git-credential" -d 'Answer git\'s credential requests (configured by svc auth setup-git and svc clone)'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone branch review status checks completions help" -f -a "credential" -d 'List, make and revoke your credentials'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone branch review status checks completions help" -f -a "monorepo" -d 'Make, list, view, rename and delete monorepos'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone branch review status checks completions help" -f -a "repo" -d 'Make, list and view the repos of a monorepo'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone branch review status checks completions help" -f -a "clone" -d 'Clone a monorepo: each repo\'s main at its path, the meta layer\'s files in .svc/'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone branch review status checks completions help" -f -a "branch" -d 'List, make, view, diff, edit, merge and delete the branches of a repo'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone branch review status checks completions help" -f -a "review" -d 'Approve, comment on or ask for changes on a branch; or --list its reviews'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone branch review status checks completions help" -f -a "status" -d 'Post commit statuses, the checks that gate merges'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone branch review status checks completions help" -f -a "checks" -d 'Show a commit\'s checks; exits 1 unless they pass the merge gate'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone branch review status checks completions help" -f -a "completions" -d 'Print the shell completion script for svc'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone branch review status checks completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand_from auth" -f -a "status" -d 'Show the server, your login, this machine\'s credential and where it is stored'
 complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand_from auth" -f -a "token" -d 'Print this machine\'s credential for the server (for scripts)'
 complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand_from auth" -f -a "setup-git" -d 'Make git ask svc for credentials for this server (and only this server)'
@@ -198,3 +305,11 @@ complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand
 complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand_from repo" -f -a "create" -d 'Make an empty repo in a monorepo; the first push to main creates main'
 complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand_from repo" -f -a "list" -d 'List a monorepo\'s repos'
 complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand_from repo" -f -a "view" -d 'Show one repo'
+complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand_from branch" -f -a "list" -d 'List a repo\'s branches: main first, then open and merged ones, newest first'
+complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand_from branch" -f -a "create" -d 'Make a branch on the server, pointing at main\'s head or --from, without a new commit'
+complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand_from branch" -f -a "view" -d 'Show a branch: state, head, mergeability, checks, its merge and reviews'
+complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand_from branch" -f -a "diff" -d 'Show a branch\'s changes since it left main, like git diff main...branch'
+complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand_from branch" -f -a "edit" -d 'Set a branch\'s title or description, which become its merge commit\'s message'
+complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand_from branch" -f -a "merge" -d 'Merge a branch into main with a merge commit, once its checks pass'
+complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand_from branch" -f -a "delete" -d 'Delete a branch on the server (never main)'
+complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand_from status" -f -a "post" -d 'Post a status on a commit; the latest per context counts in its checks'

@@ -3,10 +3,10 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use reqwest::Method;
-use reqwest::blocking::{Client, RequestBuilder};
+use reqwest::blocking::{Client, RequestBuilder, Response};
+use reqwest::{Method, StatusCode};
 use serde::de::DeserializeOwned;
-use svc_protocol::ApiErrorBody;
+use svc_protocol::{ApiErrorBody, ErrorBody};
 
 use crate::config::{Hosts, config_dir};
 use crate::credstore;
@@ -80,11 +80,19 @@ impl Session {
         })
     }
 
+    /// A request with the credential and, when `SVC_AGENT` names an agent, the header
+    /// that makes the server record that agent (on merges, reviews, events).
     pub fn request(&self, method: Method, path: &str) -> Result<RequestBuilder> {
-        Ok(self
+        let request = self
             .http
             .request(method, format!("{}{path}", self.server))
-            .bearer_auth(self.token()?))
+            .bearer_auth(self.token()?);
+        Ok(
+            match std::env::var("SVC_AGENT").ok().filter(|a| !a.is_empty()) {
+                Some(agent) => request.header("X-Svc-Agent", agent),
+                None => request,
+            },
+        )
     }
 
     /// Sends and decodes a JSON answer, turning every failure into one line.
@@ -99,12 +107,19 @@ impl Session {
     }
 
     /// Sends, insisting on success; the answer's body is not needed.
-    pub fn send(&self, request: RequestBuilder) -> Result<reqwest::blocking::Response> {
+    pub fn send(&self, request: RequestBuilder) -> Result<Response> {
+        self.answer(request)?.map_err(|r| self.refusal(r))
+    }
+
+    /// Sends; a refusal comes back decoded for callers that explain some codes themselves.
+    pub fn answer(&self, request: RequestBuilder) -> Result<Result<Response, Refusal>> {
         let response = request.send().map_err(|e| self.unreachable(&e))?;
         if response.status().is_success() {
-            return Ok(response);
+            return Ok(Ok(response));
         }
-        Err(self.refusal(response))
+        let status = response.status();
+        let error = response.json::<ApiErrorBody>().ok().map(|b| b.error);
+        Ok(Err(Refusal { status, error }))
     }
 
     pub fn get<T: DeserializeOwned>(&self, path: &str) -> Result<T> {
@@ -117,14 +132,14 @@ impl Session {
             .hint("check --server, your network, or that svc-server is running")
     }
 
-    fn refusal(&self, response: reqwest::blocking::Response) -> CommandError {
-        let status = response.status();
-        let body: Option<ApiErrorBody> = response.json().ok();
-        let message = body.map_or_else(
+    /// The one line for a refusal no caller explains better.
+    pub fn refusal(&self, refusal: Refusal) -> CommandError {
+        let status = refusal.status;
+        let message = refusal.error.map_or_else(
             || format!("{} answered {status}", self.server),
-            |b| b.error.message,
+            |e| e.message,
         );
-        if status == reqwest::StatusCode::UNAUTHORIZED {
+        if status == StatusCode::UNAUTHORIZED {
             let what = if std::env::var_os("SVC_TOKEN").is_some() {
                 "SVC_TOKEN was refused"
             } else {
@@ -135,6 +150,13 @@ impl Session {
         }
         CommandError::user(message)
     }
+}
+
+/// An error answer: its status and, when it is in the error shape, its body.
+#[derive(Debug)]
+pub struct Refusal {
+    pub status: StatusCode,
+    pub error: Option<ErrorBody>,
 }
 
 /// Splits `<owner>/<monorepo>`.

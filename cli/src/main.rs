@@ -5,6 +5,9 @@ mod commands;
 mod config;
 mod credstore;
 mod error;
+mod target;
+mod terminal;
+mod workdir;
 
 use std::process::ExitCode;
 

@@ -1,6 +1,8 @@
 //! Every command: one file per leaf command, a folder per group.
 
 pub mod auth;
+pub mod branch;
+pub mod checks;
 pub mod clone;
 pub mod completions;
 pub mod credential;
@@ -9,6 +11,8 @@ pub mod login;
 pub mod logout;
 pub mod monorepo;
 pub mod repo;
+pub mod review;
+pub mod status;
 
 use clap::{Parser, Subcommand};
 use serde::Serialize;
@@ -50,6 +54,12 @@ pub enum Command {
     #[command(subcommand)]
     Repo(repo::Command),
     Clone(clone::Args),
+    #[command(subcommand)]
+    Branch(branch::Command),
+    Review(review::Args),
+    #[command(subcommand)]
+    Status(status::Command),
+    Checks(checks::Args),
     Completions(completions::Args),
 }
 
@@ -64,6 +74,10 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Monorepo(cmd) => monorepo::run(g, cmd),
         Command::Repo(cmd) => repo::run(g, cmd),
         Command::Clone(args) => clone::run(g, &args),
+        Command::Branch(cmd) => branch::run(g, cmd),
+        Command::Review(args) => review::run(g, &args),
+        Command::Status(cmd) => status::run(g, cmd),
+        Command::Checks(args) => checks::run(g, &args),
         Command::Completions(args) => completions::run(&args, &mut std::io::stdout().lock()),
     }
 }

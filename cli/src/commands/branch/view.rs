@@ -1,0 +1,79 @@
+//! `svc branch view`.
+
+use svc_protocol::branch::{Branch, ReviewList};
+
+use crate::commands::{Global, checks, print, review};
+use crate::error::Result;
+use crate::target::{self, RepoArgs};
+use crate::workdir;
+
+/// Show a branch: state, head, mergeability, checks, its merge and reviews
+///
+/// Title, state, author, head, commits ahead of and behind main, whether it merges cleanly
+/// (or the conflicting paths), each check, the merge once merged, and the reviews. With
+/// --json: the branch as the API answers it.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    pub repo: RepoArgs,
+    /// The branch [default: the one checked out here]
+    pub branch: Option<String>,
+}
+
+pub fn run(global: &Global, args: &Args) -> Result<()> {
+    let target = target::resolve(global, &args.repo)?;
+    let name = workdir::branch_or_current(args.branch.as_deref())?;
+    let path = target.branch_path(&name);
+    let branch: Branch = target.session.get(&format!("{path}?fresh=1"))?;
+    if global.json {
+        return print(global, &branch, String::new);
+    }
+    let reviews: ReviewList = target.session.get(&format!("{path}/reviews"))?;
+    print(global, &branch, || human(&branch, &reviews))
+}
+
+fn human(b: &Branch, reviews: &ReviewList) -> String {
+    let mut text = format!("{}  {}\n", b.name, b.state);
+    if let Some(title) = &b.title {
+        text.push_str(&format!("Title: {title}\n"));
+    }
+    text.push_str(&format!(
+        "Author: {}, last push by {} at {}\n",
+        b.author.as_deref().unwrap_or("unknown"),
+        b.pusher.as_deref().unwrap_or("unknown"),
+        super::when(b.pushed_at)
+    ));
+    let counts = match (b.ahead, b.behind) {
+        (Some(ahead), Some(behind)) => format!("{ahead} ahead, {behind} behind main"),
+        _ => "ahead/behind not computed yet".to_owned(),
+    };
+    text.push_str(&format!("Head: {} ({counts})\n", b.head));
+    if b.state == "open" {
+        text.push_str(&format!("Mergeable: {}\n", super::mergeable(b)));
+    }
+    text.push_str(&format!("Checks: {}", checks::summary(&b.checks)));
+    if let (Some(at), Some(sha)) = (b.merged_at, &b.merge_sha) {
+        text.push_str(&format!(
+            "Merged by {} at {} as {sha}",
+            b.merged_by.as_deref().unwrap_or("unknown"),
+            super::when(at)
+        ));
+        if let Some(agent) = &b.merged_agent {
+            text.push_str(&format!(" (agent {agent})"));
+        }
+        if b.forced == Some(true) {
+            text.push_str(", forced past its checks");
+        }
+        text.push('\n');
+    }
+    if !reviews.items.is_empty() {
+        text.push_str("Reviews:\n");
+        for r in &reviews.items {
+            text.push_str(&format!("  {}\n", review::line(r)));
+        }
+    }
+    if let Some(description) = b.description.as_deref().filter(|d| !d.is_empty()) {
+        text.push_str(&format!("\n{description}\n"));
+    }
+    text
+}

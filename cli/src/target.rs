@@ -1,0 +1,205 @@
+//! Which repo a command is about: `-R owner/monorepo/repo`, else the repo of the clone
+//! (registered in clones.toml) that holds the current directory.
+
+use std::path::{Path, PathBuf};
+
+use svc_protocol::monorepo::{Repo, RepoList};
+
+use crate::client::{Session, split_full_name};
+use crate::commands::Global;
+use crate::config::{self, Clones};
+use crate::error::{CommandError, Result};
+
+/// The repo option every branch command takes.
+#[derive(Debug, Clone, clap::Args)]
+pub struct RepoArgs {
+    /// <owner>/<monorepo>/<repo>, or <owner>/<repo> for a plain repo [default: the repo of the svc clone you are in]
+    #[arg(short = 'R', long = "repo", value_name = "OWNER/MONOREPO/REPO")]
+    pub repo: Option<String>,
+}
+
+/// A repo on a server, with the session to talk to it.
+pub struct Target {
+    pub session: Session,
+    pub owner: String,
+    pub monorepo: String,
+    pub repo: String,
+}
+
+impl Target {
+    /// `/v1/monorepos/{owner}/{monorepo}/repos/{repo}`.
+    pub fn path(&self) -> String {
+        format!(
+            "/v1/monorepos/{}/{}/repos/{}",
+            self.owner, self.monorepo, self.repo
+        )
+    }
+
+    /// `{r}/branches/{branch}` with the branch name as one path segment.
+    pub fn branch_path(&self, branch: &str) -> String {
+        format!("{}/branches/{}", self.path(), encode(branch))
+    }
+}
+
+/// Percent-encodes all but RFC 3986's unreserved characters, so `/` becomes `%2F`.
+pub fn encode(segment: &str) -> String {
+    let mut out = String::with_capacity(segment.len());
+    for b in segment.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+pub fn resolve(global: &Global, args: &RepoArgs) -> Result<Target> {
+    match &args.repo {
+        Some(full) => named(global, full),
+        None => from_cwd(global),
+    }
+}
+
+fn named(global: &Global, full: &str) -> Result<Target> {
+    let session = Session::open(global.server.as_deref())?;
+    let (owner, rest) = full.split_once('/').unwrap_or((full, ""));
+    if let Some((monorepo, repo)) = rest.split_once('/') {
+        if owner.is_empty() || monorepo.is_empty() || repo.is_empty() || repo.contains('/') {
+            return Err(bad_repo(full));
+        }
+        return Ok(Target {
+            session,
+            owner: owner.to_owned(),
+            monorepo: monorepo.to_owned(),
+            repo: repo.to_owned(),
+        });
+    }
+    let (owner, monorepo) = split_full_name(full).map_err(|_| bad_repo(full))?;
+    let repos: RepoList = session.get(&format!("/v1/monorepos/{owner}/{monorepo}/repos"))?;
+    match plain_repo(&repos.items) {
+        Some(repo) => Ok(Target {
+            owner: owner.to_owned(),
+            monorepo: monorepo.to_owned(),
+            repo: repo.name.clone(),
+            session,
+        }),
+        None => Err(
+            CommandError::user(format!("{full} is a monorepo: say which of its repos"))
+                .hint(format!("-R {full}/<repo>; svc repo list {full} lists them")),
+        ),
+    }
+}
+
+fn bad_repo(full: &str) -> CommandError {
+    CommandError::user(format!(
+        "-R {full} is not <owner>/<monorepo>/<repo> or <owner>/<repo>"
+    ))
+}
+
+/// The one repo of a plain repo, which sits at the root.
+fn plain_repo(repos: &[Repo]) -> Option<&Repo> {
+    match repos {
+        [only] if only.path == "." => Some(only),
+        _ => None,
+    }
+}
+
+fn from_cwd(global: &Global) -> Result<Target> {
+    let not_in_clone = || {
+        CommandError::user("no repo given and this folder is not in an svc clone")
+            .hint("pass -R <owner>/<monorepo>/<repo>, or cd into a repo of a clone")
+    };
+    let cwd = std::env::current_dir()?;
+    let clones = Clones::load(&config::config_dir()?)?;
+    let (rel, clone) = clones
+        .clones
+        .iter()
+        .filter_map(|(path, clone)| {
+            let root = PathBuf::from(path);
+            let rel = relative(&cwd, &root)?;
+            Some((rel, root, clone))
+        })
+        .max_by_key(|(_, root, _)| root.components().count())
+        .map(|(rel, _, clone)| (rel, clone))
+        .ok_or_else(not_in_clone)?;
+    let session = Session::open(global.server.as_deref().or(Some(&clone.server)))?;
+    let (owner, monorepo) = split_full_name(&clone.monorepo)?;
+    let repos: RepoList = session.get(&format!("/v1/monorepos/{owner}/{monorepo}/repos"))?;
+    let repo = plain_repo(&repos.items)
+        .or_else(|| enclosing(&repos.items, &rel))
+        .ok_or_else(|| {
+            CommandError::user(format!(
+                "this folder is in the clone of {} but in none of its repos",
+                clone.monorepo
+            ))
+            .hint("cd into a repo's folder, or pass -R")
+        })?;
+    Ok(Target {
+        owner: owner.to_owned(),
+        monorepo: monorepo.to_owned(),
+        repo: repo.name.clone(),
+        session,
+    })
+}
+
+/// `cwd` relative to `root` with `/` separators, when it is inside; symlinked roots count.
+fn relative(cwd: &Path, root: &Path) -> Option<String> {
+    let rel = match cwd.strip_prefix(root) {
+        Ok(rel) => rel.to_path_buf(),
+        Err(_) => cwd
+            .strip_prefix(root.canonicalize().ok()?)
+            .ok()?
+            .to_path_buf(),
+    };
+    let parts: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    Some(parts.join("/"))
+}
+
+/// The repo whose folder holds `rel`, the deepest when repos nest.
+fn enclosing<'a>(repos: &'a [Repo], rel: &str) -> Option<&'a Repo> {
+    repos
+        .iter()
+        .filter(|r| r.path != "." && (rel == r.path || rel.starts_with(&format!("{}/", r.path))))
+        .max_by_key(|r| r.path.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn branch_names_are_one_segment() {
+        assert_eq!(encode("feature/a b+c"), "feature%2Fa%20b%2Bc");
+        assert_eq!(encode("v1.2_x~y-z"), "v1.2_x~y-z");
+    }
+
+    #[test]
+    fn the_deepest_repo_holding_the_folder_wins() {
+        let repo = |path: &str| Repo {
+            name: path.replace('/', "-"),
+            path: path.to_owned(),
+            clone_url: String::new(),
+            default_branch: "main".to_owned(),
+            releases_public: false,
+            monorepo: "o/m".to_owned(),
+            monorepo_id: "m_1".to_owned(),
+            created_at: time::OffsetDateTime::UNIX_EPOCH,
+        };
+        let repos = [
+            repo("services/api"),
+            repo("services/api/plugins"),
+            repo("web"),
+        ];
+        let name = |rel: &str| enclosing(&repos, rel).map(|r| r.name.as_str());
+        assert_eq!(name("services/api/src"), Some("services-api"));
+        assert_eq!(name("services/api/plugins/x"), Some("services-api-plugins"));
+        assert_eq!(name("web"), Some("web"));
+        assert_eq!(name("webby"), None);
+        assert_eq!(name("services"), None);
+        assert_eq!(name(""), None);
+    }
+}
