@@ -19,7 +19,9 @@ use anyhow::{Context, bail};
 use reqwest::header::AUTHORIZATION;
 use svc_protocol::branch::BranchList;
 
-use super::common::{Api, Server, git, git_door, print_load, print_machine, run, secs, work_dir};
+use super::common::{
+    Api, Server, git, git_door, print_load, print_machine, run, secs, timed, work_dir,
+};
 
 /// Refspecs per push.
 const BATCH: usize = 1_000;
@@ -79,6 +81,7 @@ pub async fn bench(opts: Options) -> anyhow::Result<()> {
         .context("no seq in the event page")?;
     let pushed = Instant::now();
     let names: Vec<String> = (0..opts.branches).map(branch_name).collect();
+    let mut batches = Vec::new();
     for batch in names.chunks(BATCH) {
         let mut push = git_door(&local, &api.token);
         push.args(["push", "-q", &url]);
@@ -87,14 +90,15 @@ pub async fn bench(opts: Options) -> anyhow::Result<()> {
                 .iter()
                 .map(|n| format!("refs/heads/{n}:refs/heads/{n}")),
         );
-        run(&mut push)?;
+        batches.push(format!("{:.1}", timed(&mut push)?.as_secs_f64()));
     }
     let push_time = pushed.elapsed();
     println!(
-        "pushed {} branches in {} pushes of up to {BATCH} refspecs: {}",
+        "pushed {} branches in {} pushes of up to {BATCH} refspecs: {} (each push, s: {})",
         opts.branches,
-        opts.branches.div_ceil(BATCH),
-        secs(push_time)
+        batches.len(),
+        secs(push_time),
+        batches.join(", ")
     );
 
     // Facts: every branch's computation emits one `branch.updated`.
@@ -177,7 +181,11 @@ pub async fn bench(opts: Options) -> anyhow::Result<()> {
     print_load();
     server.stop();
     if opts.keep {
-        println!("kept {}", dir.display());
+        println!(
+            "kept {} (clone URL {url}, token {})",
+            dir.display(),
+            api.token
+        );
     } else {
         std::fs::remove_dir_all(&dir)?;
     }
