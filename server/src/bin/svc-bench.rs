@@ -8,7 +8,12 @@
 //! - `svc-bench last-commits`: cold `getLastCommits` on a 1,000-entry folder of a
 //!   50,000-commit repository against `git log -1` per entry;
 //! - `svc-bench diff-engine`: the branch diff engine giving every patch of 5,000 edited
-//!   files against `git diff --patience`.
+//!   files against `git diff --patience`;
+//! - `svc-bench branch-list [--database-url URL]`: listBranches pages of a repo with
+//!   10,000 branches, and how long their background facts took;
+//! - `svc-bench branch-diff`: the streamed branch diff over HTTP of the same change as
+//!   `diff-engine`, computed and replayed, and the JSON form, against `git diff
+//!   --patience main...topic` in a clone.
 //!
 //! Figures and how to read them: `docs/benchmarks.md`.
 
@@ -16,7 +21,7 @@ mod svc_bench;
 
 use clap::{Parser, Subcommand};
 
-use svc_bench::{auth, diff_engine, door, last_commits};
+use svc_bench::{auth, branch_diff, branches, diff_engine, door, last_commits};
 
 #[derive(Parser)]
 #[command(name = "svc-bench", about = "Benchmarks of svc-server")]
@@ -75,6 +80,33 @@ enum Command {
         #[arg(long)]
         keep: bool,
     },
+    /// listBranches pages of a repo with 10,000 branches, after their facts
+    BranchList {
+        /// Branches pushed (one commit each)
+        #[arg(long, default_value_t = 10_000)]
+        branches: usize,
+        /// Timed requests of each page (p50 and p99 are reported)
+        #[arg(long, default_value_t = 200)]
+        runs: usize,
+        /// The store (default: SQLite in a temp dir); give a fresh database
+        #[arg(long)]
+        database_url: Option<String>,
+        /// Keep the working directory (in the temp dir) afterwards
+        #[arg(long)]
+        keep: bool,
+    },
+    /// The streamed branch diff over HTTP against `git diff --patience main...topic`
+    BranchDiff {
+        /// Text files the branch edits
+        #[arg(long, default_value_t = 5_000)]
+        files: usize,
+        /// Timed runs, each on a new branch head (p50 and min are reported)
+        #[arg(long, default_value_t = 7)]
+        runs: usize,
+        /// Keep the working directory (in the temp dir) afterwards
+        #[arg(long)]
+        keep: bool,
+    },
 }
 
 #[tokio::main]
@@ -112,6 +144,23 @@ async fn main() -> anyhow::Result<()> {
         }
         Command::DiffEngine { files, runs, keep } => {
             diff_engine::bench(diff_engine::Options { files, runs, keep })
+        }
+        Command::BranchList {
+            branches,
+            runs,
+            database_url,
+            keep,
+        } => {
+            branches::bench(branches::Options {
+                branches,
+                runs,
+                database_url,
+                keep,
+            })
+            .await
+        }
+        Command::BranchDiff { files, runs, keep } => {
+            branch_diff::bench(branch_diff::Options { files, runs, keep }).await
         }
     }
 }

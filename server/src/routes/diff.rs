@@ -1,12 +1,13 @@
 //! branchDiff: the three-dot diff of a branch, as JSON or as a stream of lines.
 //!
-//! The streamed form sends `start` once the changed files are known and each file as
-//! soon as it is diffed; a finished stream is kept by (main, head) and replayed with an
+//! The streamed form sends `start` once the changed files are known, then the files as
+//! they are diffed (gathered up to 64 KiB or 5 ms, then sent); a finished stream is kept by (main, head) and replayed with an
 //! `ETag` of the two shas, while one being computed carries `Cache-Control: no-store`.
 
 use std::collections::{HashMap, VecDeque};
 use std::ops::ControlFlow;
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use axum::body::{Body, Bytes};
 use axum::extract::State;
@@ -30,8 +31,12 @@ use crate::git::storage;
 
 /// Bytes of finished streams kept for replay, in all.
 const CACHE_BYTES: usize = 256 * 1024 * 1024;
-/// Lines computed ahead of a slow reader.
+/// Batches computed ahead of a slow reader.
 const STREAM_AHEAD: usize = 64;
+/// Bytes of lines gathered before they are sent...
+const SEND_BYTES: usize = 64 * 1024;
+/// ...unless the first of them has waited this long.
+const SEND_WAIT: Duration = Duration::from_millis(5);
 /// The default `max_bytes` of the plain form.
 const DEFAULT_MAX_BYTES: usize = 1024 * 1024;
 
@@ -242,16 +247,12 @@ async fn stream(
         if plan_tx.send(Ok(())).is_err() {
             return;
         }
-        let mut kept = Vec::new();
-        let mut send = |b: Bytes| {
-            kept.extend_from_slice(&b);
-            tx.blocking_send(Ok(b)).is_ok()
-        };
-        if !send(line(&plan.start_line())) {
+        let mut out = Batch::new(tx);
+        if !out.push(&plan.start_line(), true) {
             return;
         }
         let outcome = plan.files(&git, |file| {
-            if send(line(&BranchDiffLine::File(file))) {
+            if out.push(&BranchDiffLine::File(file), false) {
                 ControlFlow::Continue(())
             } else {
                 ControlFlow::Break(())
@@ -259,21 +260,59 @@ async fn stream(
         });
         match outcome {
             Ok(o) => {
-                if send(line(&o.end_line())) {
-                    cache.diff_streams.put(key, Bytes::from(kept));
+                if out.push(&o.end_line(), true) {
+                    cache.diff_streams.put(key, Bytes::from(out.kept));
                 }
             }
             Err(e) => {
                 tracing::error!(error = %e, "branch diff failed while streaming");
-                let _ = send(line(&BranchDiffLine::Error {
+                let error = BranchDiffLine::Error {
                     message: "the diff failed; it has been logged".into(),
-                }));
+                };
+                let _ = out.push(&error, true);
             }
         }
     });
     plan_rx.await.map_err(ApiError::internal)??;
     let body = Body::from_stream(tokio_stream(rx));
     Ok(ndjson(body, None))
+}
+
+/// The lines of a stream: sent in batches, since a write and a wake-up per file cost
+/// more than diffing a small file; kept whole for replay.
+struct Batch {
+    tx: mpsc::Sender<Result<Bytes, std::io::Error>>,
+    kept: Vec<u8>,
+    /// Where the lines not sent yet start in `kept`.
+    sent: usize,
+    /// When the first line not sent yet was added.
+    since: Instant,
+}
+
+impl Batch {
+    fn new(tx: mpsc::Sender<Result<Bytes, std::io::Error>>) -> Batch {
+        Batch {
+            tx,
+            kept: Vec::new(),
+            sent: 0,
+            since: Instant::now(),
+        }
+    }
+
+    /// Adds a line and sends the batch when `flush`, or when it is over [`SEND_BYTES`]
+    /// or older than [`SEND_WAIT`]; false once the reader is gone.
+    fn push(&mut self, l: &BranchDiffLine, flush: bool) -> bool {
+        if self.sent == self.kept.len() {
+            self.since = Instant::now();
+        }
+        self.kept.extend_from_slice(&line(l));
+        if !flush && self.kept.len() - self.sent < SEND_BYTES && self.since.elapsed() < SEND_WAIT {
+            return true;
+        }
+        let batch = Bytes::copy_from_slice(&self.kept[self.sent..]);
+        self.sent = self.kept.len();
+        self.tx.blocking_send(Ok(batch)).is_ok()
+    }
 }
 
 /// The receiver as a body stream.

@@ -182,7 +182,7 @@ fn git_diff(bare: &Path, base: &str, head: &str) -> anyhow::Result<GitBytes> {
 }
 
 /// Lines added and deleted in all, by `git diff --patience --numstat`.
-fn numstat(bare: &Path, base: &str, head: &str) -> anyhow::Result<(u64, u64)> {
+pub fn numstat(bare: &Path, base: &str, head: &str) -> anyhow::Result<(u64, u64)> {
     let out = run(git(bare).args(["diff", "--patience", "--numstat", base, head]))?;
     let mut sums = (0, 0);
     for line in out.lines() {
@@ -197,7 +197,7 @@ fn numstat(bare: &Path, base: &str, head: &str) -> anyhow::Result<(u64, u64)> {
 
 /// Main with `files` source-like files (and as many untouched ones), and branch
 /// `work` editing each of the first ones in 1 to 4 places.
-fn generate(bare: &Path, files: usize) -> anyhow::Result<()> {
+pub fn generate(bare: &Path, files: usize) -> anyhow::Result<()> {
     let parent = bare.parent().context("no parent")?;
     let name = bare.file_name().context("no name")?;
     run(git(parent).args(["init", "-q", "--bare"]).arg(name))?;

@@ -1,6 +1,8 @@
 //! The modules of `svc-bench`: one per benchmark, and what they share.
 
 pub mod auth;
+pub mod branch_diff;
+pub mod branches;
 pub mod common;
 pub mod diff_engine;
 pub mod door;
