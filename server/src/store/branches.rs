@@ -69,7 +69,8 @@ pub struct After {
 }
 
 /// A page of the list: newest `sort_at` first, ties by name; `states` filters (never
-/// `deleted` unless asked).
+/// `deleted` unless asked). `sort_at <= $2` is implied by the cursor's condition but
+/// lets the index scan start at the cursor rather than at the newest row.
 pub async fn page(
     h: H<'_>,
     repo_id: &str,
@@ -83,7 +84,7 @@ pub async fn page(
     let (sort_at, name) = after.map_or((i64::MAX, ""), |a| (a.sort_at, a.name.as_str()));
     let sql = format!(
         "SELECT {COLUMNS} FROM branches
-         WHERE repo_id = $1 AND (sort_at < $2 OR (sort_at = $2 AND name > $3))
+         WHERE repo_id = $1 AND sort_at <= $2 AND (sort_at < $2 OR (sort_at = $2 AND name > $3))
            AND ((state = 'open' AND $4) OR (state = 'merged' AND $5) OR (state = 'deleted' AND $6))
          ORDER BY sort_at DESC, name LIMIT $7"
     );
