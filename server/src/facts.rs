@@ -19,7 +19,7 @@ use crate::git::read::Repo;
 use crate::git::record::{self, Recorded};
 use crate::git::storage;
 use crate::store::branches::{self, BranchRow, Facts};
-use crate::store::{self, Store, events, now_ms, repos};
+use crate::store::{self, Store, now_ms, repos};
 
 /// Computations running at once (the machine's cores are shared with requests).
 const WORKERS: usize = 2;
@@ -167,22 +167,9 @@ impl Worker {
         if !branches::set_facts(tx.h(), repo_id, branch, &facts).await? {
             return Ok(false);
         }
-        let monorepo_id = repo.monorepo_id.clone();
         if let Some(b) = branches::get(tx.h(), repo_id, branch).await? {
-            let body =
-                json!({"row": record::branch_row(&repo.name, &b), "partial": true, "actor": null});
-            let key = format!("{}/{branch}", repo.name);
-            let event = events::NewEvent {
-                monorepo_id: &monorepo_id,
-                kind: "branch.updated",
-                repo: Some(&repo.name),
-                collection: "branches",
-                key: &key,
-                op: "upsert",
-                body: body.to_string(),
-                at: now_ms(),
-            };
-            events::append(tx.h(), &event).await?;
+            let nobody = record::Actor::default();
+            record::branch_updated(tx.h(), &repo.monorepo_id, &repo.name, &b, &nobody).await?;
         }
         tx.commit().await?;
         Ok(true)

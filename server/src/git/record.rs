@@ -282,6 +282,30 @@ fn event_body(
         .to_string()
 }
 
+/// Writes `branch.updated` for the stored branch `b` of `repo` (facts computed, title or
+/// description changed), in the caller's transaction.
+pub async fn branch_updated(
+    h: store::H<'_>,
+    monorepo_id: &str,
+    repo: &str,
+    b: &branches::BranchRow,
+    actor: &Actor,
+) -> Result<(), store::Error> {
+    let body = json!({"row": branch_row(repo, b), "partial": true, "actor": actor.login, "agent": actor.agent});
+    let key = format!("{repo}/{}", b.name);
+    let event = events::NewEvent {
+        monorepo_id,
+        kind: "branch.updated",
+        repo: Some(repo),
+        collection: "branches",
+        key: &key,
+        op: "upsert",
+        body: body.to_string(),
+        at: now_ms(),
+    };
+    events::append(h, &event).await.map(|_| ())
+}
+
 pub fn branch_row(repo: &str, b: &branches::BranchRow) -> BranchRow {
     BranchRow {
         repo: repo.to_owned(),

@@ -22,7 +22,7 @@ use crate::git::record::{self, Actor, Seed};
 use crate::git::storage;
 use crate::store::branches::{self, After, BranchRow};
 use crate::store::repos::RepoRow;
-use crate::store::{H, events, now_ms, statuses, time_of};
+use crate::store::{H, now_ms, statuses, time_of};
 
 /// `{r}/branches/{branch}` path parameters.
 pub type BranchPath = Path<(String, String, String, String)>;
@@ -400,20 +400,11 @@ pub async fn update(
     )
     .await?;
     let row = live_branch(tx.h(), &repo, &branch).await?;
-    let body = serde_json::json!({"row": record::branch_row(&repo.name, &row), "partial": true,
-        "actor": caller.login, "agent": agent});
-    let key = format!("{}/{}", repo.name, row.name);
-    let event = events::NewEvent {
-        monorepo_id: &access.monorepo.id,
-        kind: "branch.updated",
-        repo: Some(&repo.name),
-        collection: "branches",
-        key: &key,
-        op: "upsert",
-        body: body.to_string(),
-        at: now_ms(),
+    let actor = Actor {
+        login: Some(caller.login.clone()),
+        agent,
     };
-    events::append(tx.h(), &event).await?;
+    record::branch_updated(tx.h(), &access.monorepo.id, &repo.name, &row, &actor).await?;
     let mut items = views(tx.h(), &state, &access, &repo, &[row]).await?;
     tx.commit().await?;
     items

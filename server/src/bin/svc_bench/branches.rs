@@ -15,7 +15,6 @@
 
 use std::io::Write;
 use std::path::Path;
-use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
@@ -23,7 +22,7 @@ use reqwest::header::AUTHORIZATION;
 use svc_protocol::branch::BranchList;
 
 use super::common::{
-    Api, Server, git, git_door, print_load, print_machine, run, secs, timed, work_dir,
+    Api, Server, fast_import, git, git_door, print_load, print_machine, run, secs, timed, work_dir,
 };
 
 /// Refspecs per push.
@@ -344,18 +343,7 @@ fn generate(bare: &Path, branches: usize) -> anyhow::Result<()> {
             name.len() + 1
         )?;
     }
-    let mut import = git(bare)
-        .args(["fast-import", "--quiet"])
-        .stdin(Stdio::piped())
-        .spawn()?;
-    import
-        .stdin
-        .take()
-        .context("no stdin for fast-import")?
-        .write_all(&stream)?;
-    if !import.wait()?.success() {
-        bail!("git fast-import failed");
-    }
+    fast_import(bare, &stream)?;
     run(git(bare).args(["pack-refs", "--all"]))?;
     Ok(())
 }

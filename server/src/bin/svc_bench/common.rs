@@ -1,6 +1,7 @@
 //! What the benchmarks share: the machine they ran on, a `svc-server` process of the
 //! binary built beside this one, its API, a sealed `git`, timings and RSS readings.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
@@ -455,4 +456,21 @@ impl Lcg {
             chunk.copy_from_slice(&bytes[..chunk.len()]);
         }
     }
+}
+
+/// Feeds a `git fast-import` stream to the repository at `dir`.
+pub fn fast_import(dir: &Path, stream: &[u8]) -> anyhow::Result<()> {
+    let mut import = git(dir)
+        .args(["fast-import", "--quiet"])
+        .stdin(Stdio::piped())
+        .spawn()?;
+    import
+        .stdin
+        .take()
+        .context("no stdin for fast-import")?
+        .write_all(stream)?;
+    if !import.wait()?.success() {
+        bail!("git fast-import failed");
+    }
+    Ok(())
 }

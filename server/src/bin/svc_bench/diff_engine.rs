@@ -20,7 +20,9 @@ use gix::ObjectId;
 use svc_server::git::diff::{self, Options as DiffOptions};
 use svc_server::git::read::Repo;
 
-use super::common::{Lcg, git, median, print_load, print_machine, run, secs, work_dir};
+use super::common::{
+    Lcg, fast_import, git, median, print_load, print_machine, run, secs, work_dir,
+};
 
 pub struct Options {
     pub files: usize,
@@ -225,18 +227,7 @@ pub fn generate(bare: &Path, files: usize) -> anyhow::Result<()> {
     for (path, lines) in &edited {
         blob(&mut stream, path, &lines.concat())?;
     }
-    let mut import = git(bare)
-        .args(["fast-import", "--quiet"])
-        .stdin(Stdio::piped())
-        .spawn()?;
-    import
-        .stdin
-        .take()
-        .context("no stdin for fast-import")?
-        .write_all(&stream)?;
-    if !import.wait()?.success() {
-        bail!("git fast-import failed");
-    }
+    fast_import(bare, &stream)?;
     run(git(bare).args(["repack", "-adfq"]))?;
     Ok(())
 }

@@ -14,7 +14,6 @@
 use std::collections::HashSet;
 use std::io::Write;
 use std::path::Path;
-use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
@@ -22,7 +21,7 @@ use svc_protocol::code::LastCommits;
 use svc_server::git::read::{Budget, Repo, WALK_CAP};
 
 use super::common::{
-    Api, Lcg, Server, bare_dir_with, dir_size, git, git_door, median, mib, print_load,
+    Api, Lcg, Server, bare_dir_with, dir_size, fast_import, git, git_door, median, mib, print_load,
     print_machine, run, secs, timed, work_dir,
 };
 
@@ -289,18 +288,7 @@ pub fn generate(bare: &Path, commits: usize) -> anyhow::Result<()> {
         }
         main_tip = mark;
     }
-    let mut import = git(bare)
-        .args(["fast-import", "--quiet"])
-        .stdin(Stdio::piped())
-        .spawn()?;
-    import
-        .stdin
-        .take()
-        .context("no stdin for fast-import")?
-        .write_all(&stream)?;
-    if !import.wait()?.success() {
-        bail!("git fast-import failed");
-    }
+    fast_import(bare, &stream)?;
     run(git(bare).args(["repack", "-adfq"]))?;
     Ok(())
 }
