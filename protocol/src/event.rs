@@ -74,3 +74,53 @@ pub struct DefaultHeadRow {
 
 /// A commit id of all zeros: "no commit" in `before`/`head`.
 pub const ZERO_SHA: &str = "0000000000000000000000000000000000000000";
+
+/// The monorepo socket's protocol version, sent in `caught_up` so a client can tell
+/// which frames to expect.
+pub const SOCKET_PROTOCOL: u32 = 1;
+
+/// A frame the server sends on a monorepo event socket (`GET {m}/events` upgraded).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ServerFrame {
+    /// One event, live or from the catch-up.
+    Event(Event),
+    /// More than 500 events came after `since`: refetch, then resume from `seq`.
+    Resync { seq: i64, oldest_seq: i64 },
+    /// The catch-up is done; live events follow. `feed_n` with the `feed` topic.
+    CaughtUp {
+        seq: i64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        feed_n: Option<i64>,
+    },
+    /// The answer to a `hello`: this socket's presence.
+    HelloOk(crate::presence::HelloOk),
+    /// An activity line (`feed` topic), numbered `n` in the order lines go out.
+    Feed {
+        n: i64,
+        event: serde_json::Value,
+    },
+    /// More than 500 feed lines came after `feed_since`: refetch, then reconnect with
+    /// `feed_n`.
+    FeedResync { feed_n: i64 },
+    /// A frame was not understood or a hello was refused; the socket stays open.
+    Error { message: String },
+}
+
+/// A frame a client sends on a monorepo event socket (besides the text `ping`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ClientFrame {
+    Hello(crate::presence::Hello),
+}
+
+/// Close codes of event sockets.
+pub mod close {
+    /// The monorepo was deleted.
+    pub const DELETED: u16 = 4404;
+    /// Access was lost (removed, left the org, transferred away, credential revoked):
+    /// do not reconnect.
+    pub const ACCESS_LOST: u16 = 4403;
+    /// The socket fell too far behind the live stream; reconnect with `since`.
+    pub const TOO_SLOW: u16 = 4408;
+}

@@ -9,6 +9,7 @@ pub mod error;
 pub mod event;
 pub mod login;
 pub mod monorepo;
+pub mod presence;
 pub mod user;
 
 pub use error::{ApiErrorBody, ErrorBody};

@@ -14,6 +14,7 @@ pub mod git;
 pub mod login_rule;
 pub mod names;
 pub mod oidc;
+pub mod presence;
 pub mod routes;
 pub mod store;
 pub mod token;
