@@ -9,6 +9,7 @@ pub mod error;
 pub mod event;
 pub mod login;
 pub mod monorepo;
+pub mod needs;
 pub mod presence;
 pub mod user;
 

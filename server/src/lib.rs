@@ -13,6 +13,7 @@ pub mod facts;
 pub mod git;
 pub mod login_rule;
 pub mod names;
+pub mod needs;
 pub mod oidc;
 pub mod presence;
 pub mod routes;

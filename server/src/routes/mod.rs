@@ -11,6 +11,7 @@ mod health;
 mod members;
 mod merge;
 mod monorepos;
+mod needs;
 mod repos;
 mod reviews;
 mod session;
@@ -97,6 +98,7 @@ pub fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(diff::diff))
         .routes(routes!(merge::merge))
         .routes(routes!(reviews::list, reviews::create))
+        .routes(routes!(needs::list))
 }
 
 /// Raw file routes, outside `/v1`.

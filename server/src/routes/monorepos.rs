@@ -4,6 +4,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use serde::Deserialize;
 use svc_protocol::ApiErrorBody;
+use svc_protocol::needs::{MonorepoHome, MonorepoHomeItem, MonorepoListing};
 use svc_protocol::monorepo::{
     CreateMonorepo, Monorepo, MonorepoChanged, MonorepoKind, MonorepoList, RenameMonorepo, Role,
 };
@@ -17,7 +18,7 @@ use crate::git::storage;
 use crate::store::monorepos::{self, MonorepoRow};
 use crate::store::repos::{self, RepoRow};
 use crate::store::{H, now_ms, users};
-use crate::{names, token, views};
+use crate::{names, needs, token, views};
 
 /// Creates a monorepo (or, with `kind: repo`, a plain repo); the caller becomes owner.
 #[utoipa::path(post, path = "/v1/monorepos", tag = "monorepos", request_body = CreateMonorepo,
@@ -115,19 +116,52 @@ pub struct ListQuery {
     owner: Option<String>,
     /// Only monorepos of this name, under any owner.
     name: Option<String>,
+    /// `1`: the web home view, most recently active first, each with its summary line.
+    summary: Option<String>,
 }
 
-/// The caller's monorepos: their own namespace first, then by owner and name.
+/// The caller's monorepos: their own namespace first, then by owner and name. With
+/// `summary=1`, the web home view instead: most recently active first, each with a
+/// summary line (`owner` and `name` still narrow it).
 #[utoipa::path(get, path = "/v1/monorepos", tag = "monorepos", params(ListQuery),
-    responses((status = 200, body = MonorepoList), (status = 401, body = ApiErrorBody)))]
+    responses((status = 200, body = MonorepoListing), (status = 401, body = ApiErrorBody)))]
 pub async fn list(
     State(state): State<AppState>,
     caller: Caller,
     Query(q): Query<ListQuery>,
-) -> ApiResult<Json<MonorepoList>> {
+) -> ApiResult<Json<MonorepoListing>> {
     let owner = q.owner.map(|o| o.to_ascii_lowercase());
     let name = q.name.map(|n| n.to_ascii_lowercase());
     let mut conn = state.store.read().await?;
+    if matches!(q.summary.as_deref(), Some("1" | "true")) {
+        let mut items = Vec::new();
+        for active in monorepos::by_activity(conn.h(), &caller.user_id).await? {
+            let r = active.membership;
+            if owner.as_ref().is_some_and(|o| *o != r.owner)
+                || name.as_ref().is_some_and(|n| *n != r.name)
+            {
+                continue;
+            }
+            let role = Role::parse(&r.role).unwrap_or(Role::Member);
+            let row = MonorepoRow {
+                id: r.id,
+                owner: r.owner,
+                name: r.name,
+                kind: r.kind,
+                created_at: r.created_at,
+            };
+            let summary =
+                needs::summary_of(conn.h(), &state, &row, &caller.login, active.active_at).await?;
+            items.push(MonorepoHomeItem {
+                monorepo: views::monorepo(&row, role),
+                summary,
+            });
+        }
+        return Ok(Json(MonorepoListing::Home(MonorepoHome {
+            items,
+            next_cursor: None,
+        })));
+    }
     let rows = monorepos::list_for_user(
         conn.h(),
         &caller.user_id,
@@ -150,10 +184,10 @@ pub async fn list(
             views::monorepo(&row, role)
         })
         .collect();
-    Ok(Json(MonorepoList {
+    Ok(Json(MonorepoListing::Plain(MonorepoList {
         items,
         next_cursor: None,
-    }))
+    })))
 }
 
 /// One monorepo, to its members; an old label answers the current monorepo.

@@ -167,3 +167,24 @@ pub async fn wanting_facts(h: H<'_>, repo_id: &str, since: i64, sweep: i64) -> R
     )
     .bind(repo_id).bind(since).bind(sweep).fetch_all(c).await?))
 }
+
+/// The open branches of a monorepo that `login` authored or last pushed, most recently
+/// pushed first.
+pub async fn open_of_person(h: H<'_>, monorepo_id: &str, login: &str) -> Result<Vec<BranchRow>> {
+    let sql = format!(
+        "SELECT {COLUMNS} FROM branches
+         WHERE repo_id IN (SELECT id FROM repos WHERE monorepo_id = $1) AND state = 'open'
+           AND (author = $2 OR pusher = $2)
+         ORDER BY pushed_at DESC, name"
+    );
+    Ok(on!(h, c => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(monorepo_id).bind(login).fetch_all(c).await?))
+}
+
+/// How many open branches a monorepo has across its repos.
+pub async fn count_open(h: H<'_>, monorepo_id: &str) -> Result<i64> {
+    Ok(on!(h, c => sqlx::query_scalar(
+        "SELECT COUNT(*) FROM branches
+         WHERE repo_id IN (SELECT id FROM repos WHERE monorepo_id = $1) AND state = 'open'",
+    )
+    .bind(monorepo_id).fetch_one(c).await?))
+}

@@ -40,6 +40,31 @@ pub async fn last_seq(h: H<'_>, monorepo_id: &str) -> Result<i64> {
     )
 }
 
+/// When the monorepo's latest event was written (none before any event).
+pub async fn latest_at(h: H<'_>, monorepo_id: &str) -> Result<Option<i64>> {
+    Ok(on!(h, c => sqlx::query_scalar(
+        "SELECT e.at FROM events e JOIN monorepos m ON m.id = e.monorepo_id AND m.last_seq = e.seq
+         WHERE m.id = $1",
+    )
+    .bind(monorepo_id).fetch_optional(c).await?))
+}
+
+/// The monorepo's latest event of one of `kinds`, if any.
+pub async fn latest_of_kinds(h: H<'_>, monorepo_id: &str, kinds: &[&str]) -> Result<Option<EventRow>> {
+    let list = super::placeholders(2, kinds.len());
+    let sql = format!(
+        "SELECT seq, kind, repo, collection, key, op, body, at FROM events
+         WHERE monorepo_id = $1 AND kind IN ({list}) ORDER BY seq DESC LIMIT 1"
+    );
+    Ok(on!(h, c => {
+        let mut q = sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(monorepo_id);
+        for k in kinds {
+            q = q.bind(*k);
+        }
+        q.fetch_optional(c).await?
+    }))
+}
+
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct EventRow {
     pub seq: i64,

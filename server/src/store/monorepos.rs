@@ -73,6 +73,28 @@ pub async fn list_for_user(
     .fetch_all(c).await?))
 }
 
+/// A user's monorepo with the time of its latest event (none before any event).
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct ActiveRow {
+    #[sqlx(flatten)]
+    pub membership: MembershipRow,
+    pub active_at: Option<i64>,
+}
+
+/// The user's monorepos, most recently active first; those without events last, by
+/// owner and name.
+pub async fn by_activity(h: H<'_>, user_id: &str) -> Result<Vec<ActiveRow>> {
+    Ok(on!(h, c => sqlx::query_as(
+        "SELECT id, owner, name, kind, created_at, role, active_at FROM (
+           SELECT m.id, m.owner, m.name, m.kind, m.created_at, ms.role,
+             (SELECT e.at FROM events e WHERE e.monorepo_id = m.id AND e.seq = m.last_seq) AS active_at
+           FROM memberships ms JOIN monorepos m ON m.id = ms.monorepo_id
+           WHERE ms.user_id = $1) AS mine
+         ORDER BY CASE WHEN active_at IS NULL THEN 1 ELSE 0 END, active_at DESC, owner, name",
+    )
+    .bind(user_id).fetch_all(c).await?))
+}
+
 /// Moves the monorepo to a new label, keeping the old one as an alias.
 pub async fn relabel(h: H<'_>, row: &MonorepoRow, owner: &str, name: &str) -> Result<()> {
     on!(h, c => {
