@@ -105,7 +105,9 @@ pub async fn summary_of(
     active_at: Option<i64>,
 ) -> Result<MonorepoSummary> {
     let last = events::latest_of_kinds(h.reborrow(), &monorepo.id, ACTIVITY_KINDS).await?;
-    let body: Option<Value> = last.as_ref().and_then(|e| serde_json::from_str(&e.body).ok());
+    let body: Option<Value> = last
+        .as_ref()
+        .and_then(|e| serde_json::from_str(&e.body).ok());
     let text = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_owned);
     let row = body.as_ref().and_then(|b| b.get("row"));
     let last_branch = match last.as_ref().map(|e| e.collection.as_str()) {
@@ -143,9 +145,7 @@ async fn member(
     let Some(monorepo) = monorepos::by_id(h.reborrow(), monorepo_id).await? else {
         return Ok(None);
     };
-    Ok(users::by_id(h, user_id)
-        .await?
-        .map(|u| (monorepo, u.login)))
+    Ok(users::by_id(h, user_id).await?.map(|u| (monorepo, u.login)))
 }
 
 /// The open branches `login` authored or pushed in `monorepo` that need them.
@@ -195,8 +195,7 @@ async fn rows_in(
                         .await?,
                     ),
                 };
-                if checks::checks(Some(&b.head), required, &on_head).state != ChecksState::Success
-                {
+                if checks::checks(Some(&b.head), required, &on_head).state != ChecksState::Success {
                     continue;
                 }
                 NeedState::Ready
@@ -246,13 +245,20 @@ fn rank(s: NeedState) -> u8 {
 /// Conflicts, failing, ready; then most recently pushed; ties by label, repo, branch.
 fn sort(rows: &mut [NeedRow]) {
     rows.sort_by(|a, b| {
-        (rank(a.state), Reverse(a.pushed_at), &a.monorepo, &a.repo, &a.branch).cmp(&(
-            rank(b.state),
-            Reverse(b.pushed_at),
-            &b.monorepo,
-            &b.repo,
-            &b.branch,
-        ))
+        (
+            rank(a.state),
+            Reverse(a.pushed_at),
+            &a.monorepo,
+            &a.repo,
+            &a.branch,
+        )
+            .cmp(&(
+                rank(b.state),
+                Reverse(b.pushed_at),
+                &b.monorepo,
+                &b.repo,
+                &b.branch,
+            ))
     });
 }
 

@@ -4,10 +4,10 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use serde::Deserialize;
 use svc_protocol::ApiErrorBody;
-use svc_protocol::needs::{MonorepoHome, MonorepoHomeItem, MonorepoListing};
 use svc_protocol::monorepo::{
     CreateMonorepo, Monorepo, MonorepoChanged, MonorepoKind, MonorepoList, RenameMonorepo, Role,
 };
+use svc_protocol::needs::{MonorepoHome, MonorepoHomeItem, MonorepoListing};
 
 use crate::app::AppState;
 use crate::auth::Caller;

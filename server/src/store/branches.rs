@@ -177,7 +177,9 @@ pub async fn open_of_person(h: H<'_>, monorepo_id: &str, login: &str) -> Result<
            AND (author = $2 OR pusher = $2)
          ORDER BY pushed_at DESC, name"
     );
-    Ok(on!(h, c => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(monorepo_id).bind(login).fetch_all(c).await?))
+    Ok(
+        on!(h, c => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(monorepo_id).bind(login).fetch_all(c).await?),
+    )
 }
 
 /// How many open branches a monorepo has across its repos.

@@ -50,7 +50,11 @@ pub async fn latest_at(h: H<'_>, monorepo_id: &str) -> Result<Option<i64>> {
 }
 
 /// The monorepo's latest event of one of `kinds`, if any.
-pub async fn latest_of_kinds(h: H<'_>, monorepo_id: &str, kinds: &[&str]) -> Result<Option<EventRow>> {
+pub async fn latest_of_kinds(
+    h: H<'_>,
+    monorepo_id: &str,
+    kinds: &[&str],
+) -> Result<Option<EventRow>> {
     let list = super::placeholders(2, kinds.len());
     let sql = format!(
         "SELECT seq, kind, repo, collection, key, op, body, at FROM events
