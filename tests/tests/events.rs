@@ -234,8 +234,8 @@ async fn pull_filters_and_limits() {
     for (query, what) in [
         ("limit=501", "limit"),
         ("limit=0", "limit"),
-        (&*format!("kinds={}", vec!["push"; 21].join(",")), "kinds"),
-        (&*format!("topics={}", vec!["main"; 11].join(",")), "topics"),
+        (&*format!("kinds={}", ["push"; 21].join(",")), "kinds"),
+        (&*format!("topics={}", ["main"; 11].join(",")), "topics"),
         ("topics=branches", "topic"),
         ("topics=feed", "feed"),
     ] {

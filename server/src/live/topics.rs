@@ -147,7 +147,7 @@ mod tests {
         assert!(Topics::parse(Some("main:")).is_err());
         assert!(Topics::parse(Some("issue:x")).is_err());
         assert!(Topics::parse(Some("branches")).is_err());
-        let eleven = vec!["all"; 11].join(",");
+        let eleven = ["all"; 11].join(",");
         assert!(Topics::parse(Some(&eleven)).is_err());
     }
 }
