@@ -47,6 +47,8 @@ pub struct AppState {
     pub checks_config: Arc<crate::checks::ConfigCache>,
     /// Finished streamed diffs, replayed by (main, head).
     pub diff_streams: Arc<crate::routes::DiffStreams>,
+    /// Live delivery of the event stream to this process's sockets.
+    pub live: Arc<crate::live::Live>,
     /// One merge at a time per repo in this process.
     merge_locks: Arc<std::sync::Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>>,
 }
@@ -64,6 +66,7 @@ impl AppState {
         }
         let facts = crate::facts::Worker::start(store.clone(), config.data_dir.clone());
         AppState {
+            live: crate::live::Live::start(store.clone()),
             store,
             facts,
             checks_config: Arc::default(),
