@@ -96,10 +96,7 @@ pub enum ServerFrame {
     /// The answer to a `hello`: this socket's presence.
     HelloOk(crate::presence::HelloOk),
     /// An activity line (`feed` topic), numbered `n` in the order lines go out.
-    Feed {
-        n: i64,
-        event: serde_json::Value,
-    },
+    Feed { n: i64, event: serde_json::Value },
     /// More than 500 feed lines came after `feed_since`: refetch, then reconnect with
     /// `feed_n`.
     FeedResync { feed_n: i64 },

@@ -11,6 +11,7 @@ mod health;
 mod members;
 mod merge;
 mod monorepos;
+mod presence;
 mod repos;
 mod reviews;
 mod session;
@@ -97,6 +98,9 @@ pub fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(diff::diff))
         .routes(routes!(merge::merge))
         .routes(routes!(reviews::list, reviews::create))
+        .routes(routes!(presence::machines))
+        .routes(routes!(presence::list))
+        .routes(routes!(presence::put, presence::remove))
 }
 
 /// Raw file routes, outside `/v1`.
