@@ -62,7 +62,9 @@ impl World {
     }
 
     async fn seq(&self) -> i64 {
-        self.app.get_json(&self.ann, &format!("{M}/events?limit=1")).await["seq"]
+        self.app
+            .get_json(&self.ann, &format!("{M}/events?limit=1"))
+            .await["seq"]
             .as_i64()
             .unwrap()
     }
@@ -116,7 +118,8 @@ fn find<'a>(events: &'a [Value], kind: &str) -> &'a Value {
 async fn worktree_reports_list_and_removal() {
     let w = world().await;
     let since = w.seq().await;
-    let body = json!({"repo": "app", "branch": "feat/x", "machine": "laptop", "path": "/home/ann/x"});
+    let body =
+        json!({"repo": "app", "branch": "feat/x", "machine": "laptop", "path": "/home/ann/x"});
     let r = w.put(&w.ann, "wt-1", body.clone()).await;
     let first: Value = expect_json(r, StatusCode::CREATED).await;
     assert_eq!(first["id"], "wt-1");
@@ -201,7 +204,12 @@ async fn worktree_reports_list_and_removal() {
     assert_eq!(removed["actor"], "ann");
     assert_eq!(events[1]["row"]["worktrees"], json!([]));
     assert_eq!(events[1]["row"]["last_action_kind"], "worktree.removed");
-    expect_error(w.delete(&w.ann, "wt-1").await, StatusCode::NOT_FOUND, "not_found").await;
+    expect_error(
+        w.delete(&w.ann, "wt-1").await,
+        StatusCode::NOT_FOUND,
+        "not_found",
+    )
+    .await;
     let all = w.app.get_json(&w.ann, &format!("{M}/worktrees")).await;
     assert_eq!(all["items"].as_array().unwrap().len(), 1);
 }
@@ -219,9 +227,8 @@ async fn worktree_moving_machines_leaves_the_old_one() {
         ["worktree.reported", "machine.updated", "machine.updated"]
     );
     let machines = w.machines().await;
-    let of = |name: &str| {
-        machines.iter().find(|m| m["machine"] == name).unwrap()["worktrees"].clone()
-    };
+    let of =
+        |name: &str| machines.iter().find(|m| m["machine"] == name).unwrap()["worktrees"].clone();
     assert_eq!(of("one"), json!([]));
     assert_eq!(of("two"), json!(["wt"]));
 }
@@ -235,7 +242,11 @@ async fn worktree_validation_and_access() {
         expect_error(r, StatusCode::BAD_REQUEST, "bad_request").await;
     }
     let ok_long = "a".repeat(64);
-    expect_json::<Value>(w.put(&w.ann, &ok_long, good.clone()).await, StatusCode::CREATED).await;
+    expect_json::<Value>(
+        w.put(&w.ann, &ok_long, good.clone()).await,
+        StatusCode::CREATED,
+    )
+    .await;
     for body in [
         json!({"repo": "app", "branch": "b", "machine": ""}),
         json!({"repo": "app", "branch": "b", "machine": "m".repeat(65)}),
@@ -246,7 +257,11 @@ async fn worktree_validation_and_access() {
         expect_error(r, StatusCode::BAD_REQUEST, "bad_request").await;
     }
     let r = w
-        .put(&w.ann, "wt", json!({"repo": "nope", "branch": "b", "machine": "m"}))
+        .put(
+            &w.ann,
+            "wt",
+            json!({"repo": "nope", "branch": "b", "machine": "m"}),
+        )
         .await;
     expect_error(r, StatusCode::NOT_FOUND, "not_found").await;
 
@@ -257,10 +272,25 @@ async fn worktree_validation_and_access() {
         .await
         .credential
         .token;
-    expect_error(w.put(&bob, "wt", good.clone()).await, StatusCode::NOT_FOUND, "not_found").await;
-    expect_error(w.delete(&bob, &ok_long).await, StatusCode::NOT_FOUND, "not_found").await;
+    expect_error(
+        w.put(&bob, "wt", good.clone()).await,
+        StatusCode::NOT_FOUND,
+        "not_found",
+    )
+    .await;
+    expect_error(
+        w.delete(&bob, &ok_long).await,
+        StatusCode::NOT_FOUND,
+        "not_found",
+    )
+    .await;
     for path in [format!("{M}/worktrees"), format!("{M}/machines")] {
-        let r = w.app.as_user(Method::GET, &path, &bob).send().await.unwrap();
+        let r = w
+            .app
+            .as_user(Method::GET, &path, &bob)
+            .send()
+            .await
+            .unwrap();
         expect_error(r, StatusCode::NOT_FOUND, "not_found").await;
     }
     let r = w
@@ -281,7 +311,10 @@ async fn worktree_validation_and_access() {
         .unwrap();
     assert_eq!(r.status(), StatusCode::OK);
     expect_json::<Value>(w.put(&bob, "bobs", good).await, StatusCode::CREATED).await;
-    assert_eq!(w.delete(&bob, &ok_long).await.status(), StatusCode::NO_CONTENT);
+    assert_eq!(
+        w.delete(&bob, &ok_long).await.status(),
+        StatusCode::NO_CONTENT
+    );
     let machines = w.app.get_json(&bob, &format!("{M}/machines")).await;
     let logins: Vec<&str> = machines["items"]
         .as_array()
@@ -418,7 +451,8 @@ async fn hello_validation_counts_and_close() {
     assert_eq!(events[1]["row"]["connected"], false);
     assert_eq!(events[1]["row"]["machine"], "desk");
     let machines = w.machines().await;
-    let connected = |name: &str| machines.iter().find(|m| m["machine"] == name).unwrap()["connected"].clone();
+    let connected =
+        |name: &str| machines.iter().find(|m| m["machine"] == name).unwrap()["connected"].clone();
     assert_eq!(connected("desk"), false);
     assert_eq!(connected("bootstrap"), true);
     // A socket closes once; a socket that never said hello leaves no trace.
@@ -459,4 +493,30 @@ async fn connections_of_a_gone_process_are_swept() {
     assert_eq!(kinds(&events), ["machine.disconnected", "machine.updated"]);
     assert_eq!(events[0]["row"]["connections"], json!([]));
     assert_eq!(events[0]["row"]["connection"]["machine"], "laptop");
+}
+
+#[tokio::test]
+async fn a_push_by_the_machines_credential_is_its_last_action() {
+    let c = svc_tests::Cloned::new("mono", "app").await;
+    let r = c
+        .app
+        .as_user(Method::PUT, &format!("{M}/worktrees/wt"), &c.token)
+        .json(&json!({"repo": "app", "branch": "main", "machine": "bootstrap"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::CREATED);
+    c.git.commit(&c.work, "first", &[("a.txt", b"a\n")]);
+    c.git.ok(&c.work, &["push", "-q", "origin", "main"]);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let machines = c.app.get_json(&c.token, &format!("{M}/machines")).await;
+        let row = &machines["items"][0];
+        assert_eq!(row["machine"], "bootstrap");
+        if row["last_action_kind"] == "push" {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "{machines}");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
 }
