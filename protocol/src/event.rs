@@ -84,7 +84,7 @@ pub const SOCKET_PROTOCOL: u32 = 1;
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ServerFrame {
     /// One event, live or from the catch-up.
-    Event(Event),
+    Event(Box<Event>),
     /// More than 500 events came after `since`: refetch, then resume from `seq`.
     Resync { seq: i64, oldest_seq: i64 },
     /// The catch-up is done; live events follow. `feed_n` with the `feed` topic.

@@ -49,6 +49,8 @@ pub struct AppState {
     pub diff_streams: Arc<crate::routes::DiffStreams>,
     /// This process's id for the socket connections it holds.
     pub presence: Arc<crate::presence::Presence>,
+    /// Live delivery of the event stream to this process's sockets.
+    pub live: Arc<crate::live::Live>,
     /// One merge at a time per repo in this process.
     merge_locks: Arc<std::sync::Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>>,
 }
@@ -66,6 +68,7 @@ impl AppState {
         }
         let facts = crate::facts::Worker::start(store.clone(), config.data_dir.clone());
         AppState {
+            live: crate::live::Live::start(store.clone()),
             store,
             facts,
             checks_config: Arc::default(),

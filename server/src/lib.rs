@@ -11,6 +11,7 @@ pub mod error;
 pub mod extract;
 pub mod facts;
 pub mod git;
+pub mod live;
 pub mod login_rule;
 pub mod names;
 pub mod oidc;
