@@ -325,8 +325,8 @@ async fn worktree_validation_and_access() {
     assert_eq!(logins, ["ann", "bob"]);
 }
 
-/// A hello as the lead's socket sends it, straight to the presence functions (the
-/// server's own state on the same database).
+/// Hellos taken by another server process on the same database (a state of its own),
+/// straight through the presence functions the socket calls.
 struct Sockets {
     state: svc_server::AppState,
     user_id: String,
@@ -367,99 +367,6 @@ impl Sockets {
         };
         svc_server::presence::hello(&self.state, &self.session(socket), hello).await
     }
-
-    async fn closed(&self, socket: &str) {
-        svc_server::presence::closed(&self.state, &self.session(socket)).await;
-    }
-}
-
-#[tokio::test]
-async fn hello_validation_counts_and_close() {
-    let w = world().await;
-    let s = Sockets::new(&w).await;
-    let long = "a".repeat(65);
-    let many: Vec<String> = (0..1001).map(|i| format!("w{i}")).collect();
-    let many: Vec<&str> = many.iter().map(String::as_str).collect();
-    let long_machine = "m".repeat(65);
-    for (machine, worktrees) in [
-        (None, vec![long.as_str()]),
-        (None, vec!["ok", "a.b"]),
-        (None, vec![""]),
-        (None, many.clone()),
-        (Some(""), vec![]),
-        (Some(long_machine.as_str()), vec![]),
-        (Some("a\u{7}b"), vec![]),
-    ] {
-        match s.hello("s1", machine, &worktrees).await {
-            Err(HelloError::Invalid(m)) => assert!(!m.is_empty()),
-            other => panic!("{machine:?}/{}: {other:?}", worktrees.len()),
-        }
-    }
-    assert!(w.machines().await.is_empty());
-    // 1,000 is the limit, not over it.
-    let ok = s.hello("s0", Some("big"), &many[..1000]).await.unwrap();
-    assert_eq!(ok.worktrees_active, 1000);
-    s.closed("s0").await;
-
-    // Default machine: the credential's name; duplicates collapse.
-    let since = w.seq().await;
-    let ok = s.hello("s1", None, &["b", "a", "b"]).await.unwrap();
-    assert_eq!(ok.machine, "bootstrap");
-    assert_eq!(ok.worktrees, ["a", "b"]);
-    assert_eq!((ok.machines_active, ok.worktrees_active), (1, 2));
-    let events = w.events(since).await;
-    assert_eq!(kinds(&events), ["machine.connected", "machine.updated"]);
-    let connected = &events[0];
-    assert_eq!(connected["collection"], "presence");
-    assert_eq!(connected["actor"], "ann");
-    let list = connected["row"]["connections"].as_array().unwrap();
-    assert_eq!(list.len(), 1);
-    assert_eq!(list[0]["machine"], "bootstrap");
-    assert_eq!(list[0]["login"], "ann");
-    assert_eq!(list[0]["credential"], "bootstrap");
-    assert_eq!(connected["row"]["connection"], list[0]);
-    let updated = &events[1]["row"];
-    assert_eq!(updated["connected"], true);
-    assert_eq!(updated["worktrees"], json!(["a", "b"]));
-    assert_eq!(updated["last_action_kind"], "hello");
-
-    // A second machine.
-    let ok = s.hello("s2", Some("desk"), &["b", "c"]).await.unwrap();
-    assert_eq!((ok.machines_active, ok.worktrees_active), (2, 3));
-
-    // The same hello again: activity alone, no event within the minute.
-    let since = w.seq().await;
-    let ok = s.hello("s1", None, &["a", "b"]).await.unwrap();
-    assert_eq!((ok.machines_active, ok.worktrees_active), (2, 3));
-    assert!(w.events(since).await.is_empty());
-
-    // Each hello replaces the last: a worktree change is a machine.updated at once.
-    let ok = s.hello("s1", None, &["a"]).await.unwrap();
-    assert_eq!((ok.machines_active, ok.worktrees_active), (2, 3));
-    let events = w.events(since).await;
-    assert_eq!(kinds(&events), ["machine.updated"]);
-    assert_eq!(events[0]["row"]["worktrees"], json!(["a"]));
-
-    // Closing ends the presence.
-    let since = w.seq().await;
-    s.closed("s2").await;
-    let events = w.events(since).await;
-    assert_eq!(kinds(&events), ["machine.disconnected", "machine.updated"]);
-    let gone = &events[0]["row"];
-    assert_eq!(gone["connection"]["machine"], "desk");
-    assert_eq!(gone["connections"].as_array().unwrap().len(), 1);
-    assert_eq!(events[1]["row"]["connected"], false);
-    assert_eq!(events[1]["row"]["machine"], "desk");
-    let machines = w.machines().await;
-    let connected =
-        |name: &str| machines.iter().find(|m| m["machine"] == name).unwrap()["connected"].clone();
-    assert_eq!(connected("desk"), false);
-    assert_eq!(connected("bootstrap"), true);
-    // A socket closes once; a socket that never said hello leaves no trace.
-    let since = w.seq().await;
-    s.closed("s2").await;
-    s.closed("never").await;
-    assert!(w.events(since).await.is_empty());
 }
 
 #[tokio::test]
@@ -518,5 +425,154 @@ async fn a_push_by_the_machines_credential_is_its_last_action() {
         }
         assert!(std::time::Instant::now() < deadline, "{machines}");
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
+/// Frames until the text `pong`.
+async fn pong(ws: &mut svc_tests::ws::Ws) {
+    while ws.next().await != "pong" {}
+}
+
+fn hello(machine: Option<&str>, worktrees: &[&str]) -> Value {
+    let mut h = json!({"type": "hello", "worktrees": worktrees});
+    if let Some(m) = machine {
+        h["machine"] = json!(m);
+    }
+    h
+}
+
+#[tokio::test]
+async fn hello_over_the_socket() {
+    let w = world().await;
+    let events = format!("{M}/events");
+    let mut a = w.app.ws(&events, &w.ann).await;
+    a.until("caught_up").await;
+
+    // Refused hellos answer an error frame; the socket stays open.
+    let long = "a".repeat(65);
+    let many: Vec<String> = (0..1001).map(|i| format!("w{i}")).collect();
+    let many: Vec<&str> = many.iter().map(String::as_str).collect();
+    let long_machine = "m".repeat(65);
+    for bad in [
+        hello(None, &[&long]),
+        hello(None, &["ok", "a.b"]),
+        hello(None, &[""]),
+        hello(None, &many),
+        hello(Some(""), &[]),
+        hello(Some(&long_machine), &[]),
+    ] {
+        a.send_json(&bad).await;
+        let (f, _) = a.until("error").await;
+        assert!(f["message"].as_str().is_some_and(|m| !m.is_empty()), "{f}");
+        a.send("ping").await;
+        pong(&mut a).await;
+    }
+    assert!(w.machines().await.is_empty());
+
+    // A good hello: the default machine is the credential's name; duplicates collapse.
+    let since = w.seq().await;
+    a.send_json(&hello(None, &["b", "a", "b"])).await;
+    let (ok, _) = a.until("hello_ok").await;
+    assert_eq!(ok["machine"], "bootstrap");
+    assert_eq!(ok["worktrees"], json!(["a", "b"]));
+    assert_eq!(
+        (
+            ok["machines_active"].as_i64(),
+            ok["worktrees_active"].as_i64()
+        ),
+        (Some(1), Some(2))
+    );
+    let log = w.events(since).await;
+    assert_eq!(kinds(&log), ["machine.connected", "machine.updated"]);
+    let connected = &log[0];
+    assert_eq!(connected["collection"], "presence");
+    assert_eq!(connected["actor"], "ann");
+    let list = connected["row"]["connections"].as_array().unwrap();
+    assert_eq!(list.len(), 1);
+    assert_eq!(list[0]["machine"], "bootstrap");
+    assert_eq!(list[0]["login"], "ann");
+    assert_eq!(list[0]["credential"], "bootstrap");
+    assert_eq!(connected["row"]["connection"], list[0]);
+    let updated = &log[1]["row"];
+    assert_eq!(updated["connected"], true);
+    assert_eq!(updated["worktrees"], json!(["a", "b"]));
+    assert_eq!(updated["last_action_kind"], "hello");
+    // The socket itself gets them live.
+    let (live, _) = a.until("event").await;
+    assert_eq!(live["kind"], "machine.connected");
+
+    // 1,000 ids are allowed; a second socket on another machine counts.
+    let mut b = w.app.ws(&events, &w.ann).await;
+    b.until("caught_up").await;
+    b.send_json(&hello(Some("desk"), &many[..1000])).await;
+    let (ok, _) = b.until("hello_ok").await;
+    assert_eq!(
+        (
+            ok["machines_active"].as_i64(),
+            ok["worktrees_active"].as_i64()
+        ),
+        (Some(2), Some(1002))
+    );
+    b.send_json(&hello(Some("desk"), &["b", "c"])).await;
+    let (ok, _) = b.until("hello_ok").await;
+    assert_eq!(
+        (
+            ok["machines_active"].as_i64(),
+            ok["worktrees_active"].as_i64()
+        ),
+        (Some(2), Some(3))
+    );
+
+    // The same hello again: activity alone, no event within the minute.
+    let since = w.seq().await;
+    a.send_json(&hello(None, &["a", "b"])).await;
+    a.until("hello_ok").await;
+    assert!(w.events(since).await.is_empty());
+
+    // Each hello replaces the last: a worktree change is a machine.updated at once.
+    a.send_json(&hello(None, &["a"])).await;
+    let (ok, _) = a.until("hello_ok").await;
+    assert_eq!(
+        (
+            ok["machines_active"].as_i64(),
+            ok["worktrees_active"].as_i64()
+        ),
+        (Some(2), Some(3))
+    );
+    let log = w.events(since).await;
+    assert_eq!(kinds(&log), ["machine.updated"]);
+    assert_eq!(log[0]["row"]["worktrees"], json!(["a"]));
+
+    // Closing a socket ends its presence.
+    let since = w.seq().await;
+    drop(b);
+    let deadline = std::time::Instant::now() + svc_tests::ws::WAIT;
+    let machines = loop {
+        let machines = w.machines().await;
+        let desk = machines.iter().find(|m| m["machine"] == "desk").unwrap();
+        if desk["connected"] == false {
+            break machines;
+        }
+        assert!(std::time::Instant::now() < deadline, "{machines:?}");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    };
+    let laptop = machines
+        .iter()
+        .find(|m| m["machine"] == "bootstrap")
+        .unwrap();
+    assert_eq!(laptop["connected"], true);
+    let log = w.events(since).await;
+    assert_eq!(kinds(&log), ["machine.disconnected", "machine.updated"]);
+    assert_eq!(log[0]["row"]["connection"]["machine"], "desk");
+    assert_eq!(log[0]["row"]["connections"].as_array().unwrap().len(), 1);
+    assert_eq!(log[1]["row"]["machine"], "desk");
+    assert_eq!(log[1]["row"]["connected"], false);
+    assert_eq!(log[1]["row"]["worktrees"], json!(["b", "c"]));
+    // The open socket saw it live.
+    loop {
+        let (f, _) = a.until("event").await;
+        if f["kind"] == "machine.disconnected" {
+            break;
+        }
     }
 }
