@@ -47,6 +47,8 @@ pub struct AppState {
     pub checks_config: Arc<crate::checks::ConfigCache>,
     /// Finished streamed diffs, replayed by (main, head).
     pub diff_streams: Arc<crate::routes::DiffStreams>,
+    /// This process's id for the socket connections it holds.
+    pub presence: Arc<crate::presence::Presence>,
     /// Live delivery of the event stream to this process's sockets.
     pub live: Arc<crate::live::Live>,
     /// One merge at a time per repo in this process.
@@ -72,6 +74,7 @@ impl AppState {
             checks_config: Arc::default(),
             merge_locks: Arc::default(),
             diff_streams: Arc::default(),
+            presence: Arc::default(),
             config: Arc::new(config),
             oidc,
             push_slots: Arc::new(tokio::sync::Semaphore::new(MAX_CONCURRENT_PUSHES)),
@@ -112,6 +115,7 @@ pub async fn launch(
         .map(|s| Arc::new(oidc::Provider::new(s, http)));
     let state = AppState::new(store.clone(), config, oidc);
     tokio::spawn(crate::git::record::record_all(state.clone()));
+    tokio::spawn(crate::presence::keep(state.clone()));
     tracing::info!(
         listen = %listener.local_addr()?,
         base_url = %state.config.base_url,

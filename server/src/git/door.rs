@@ -509,6 +509,18 @@ async fn receive(
         // Git has the refs; the next recording (or start-up) brings the DB in line.
         Err(e) => tracing::error!(repo = %row.id, error = %e, "cannot record a push"),
     }
+    // The pushing machine's last action, off the push's path.
+    let (store, monorepo_id) = (state.store.clone(), row.monorepo_id.clone());
+    tokio::spawn(async move {
+        crate::presence::pushed(
+            &store,
+            &monorepo_id,
+            &caller.user_id,
+            &caller.login,
+            &caller.credential_name,
+        )
+        .await;
+    });
     tokio::spawn(storage::maintain(dir));
     push_result(out.stdout)
 }

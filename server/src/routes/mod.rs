@@ -12,6 +12,7 @@ mod members;
 mod merge;
 mod monorepos;
 mod needs;
+mod presence;
 mod repos;
 mod reviews;
 mod session;
@@ -99,6 +100,9 @@ pub fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(merge::merge))
         .routes(routes!(reviews::list, reviews::create))
         .routes(routes!(needs::list))
+        .routes(routes!(presence::machines))
+        .routes(routes!(presence::list))
+        .routes(routes!(presence::put, presence::remove))
 }
 
 /// Raw file routes, outside `/v1`.

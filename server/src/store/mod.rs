@@ -14,6 +14,7 @@ pub mod login_states;
 pub mod merges;
 pub mod monorepos;
 mod postgres;
+pub mod presence;
 pub mod repos;
 pub mod reviews;
 mod sqlite;
