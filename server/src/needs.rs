@@ -18,7 +18,7 @@ use crate::facts;
 use crate::store::branches::{self, BranchRow};
 use crate::store::monorepos::{self, MonorepoRow};
 use crate::store::statuses::{self, StatusRow};
-use crate::store::{self, H, events, repos, time_of, users};
+use crate::store::{self, H, events, presence, repos, time_of, users};
 
 /// Monorepos one needs list reads; the rest are named in `skipped`.
 pub const MONOREPOS_MAX: usize = 50;
@@ -115,7 +115,14 @@ pub async fn summary_of(
         _ => text(row.and_then(|r| r.get("branch"))),
     };
     let open_branches = branches::count_open(h.reborrow(), &monorepo.id).await?;
-    let needs_you = rows_in(h, state, monorepo, login).await?.len();
+    let needs_you = rows_in(h.reborrow(), state, monorepo, login).await?.len();
+    let mut machines: Vec<(String, String)> = presence::connections(h, &monorepo.id)
+        .await?
+        .into_iter()
+        .map(|c| (c.user_id, c.machine))
+        .collect();
+    machines.sort();
+    machines.dedup();
     Ok(MonorepoSummary {
         active_at: active_at.map(time_of),
         last_kind: last.as_ref().map(|e| e.kind.clone()),
@@ -125,8 +132,7 @@ pub async fn summary_of(
         last_at: last.as_ref().map(|e| time_of(e.at)),
         open_branches: u64::try_from(open_branches).unwrap_or(0),
         needs_you: u64::try_from(needs_you).unwrap_or(u64::MAX),
-        // Filled from presence once machines report connections.
-        machines_connected: 0,
+        machines_connected: u64::try_from(machines.len()).unwrap_or(u64::MAX),
     })
 }
 

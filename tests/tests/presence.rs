@@ -497,6 +497,9 @@ async fn hello_over_the_socket() {
     assert_eq!(updated["connected"], true);
     assert_eq!(updated["worktrees"], json!(["a", "b"]));
     assert_eq!(updated["last_action_kind"], "hello");
+    // The home's summary counts the connected machine.
+    let home = w.app.get_json(&w.ann, "/v1/monorepos?summary=1").await;
+    assert_eq!(home["items"][0]["summary"]["machines_connected"], 1);
     // The socket itself gets them live.
     let (live, _) = a.until("event").await;
     assert_eq!(live["kind"], "machine.connected");
