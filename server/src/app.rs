@@ -47,6 +47,10 @@ pub struct AppState {
     pub checks_config: Arc<crate::checks::ConfigCache>,
     /// Finished streamed diffs, replayed by (main, head).
     pub diff_streams: Arc<crate::routes::DiffStreams>,
+    /// Rings after events may have been appended (the live fan-out's signal).
+    pub live: Arc<crate::live::Live>,
+    /// The activity feed's tail, which person sockets subscribe to.
+    pub feed: Arc<crate::feed::Hub>,
     /// One merge at a time per repo in this process.
     merge_locks: Arc<std::sync::Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>>,
 }
@@ -63,7 +67,11 @@ impl AppState {
             ));
         }
         let facts = crate::facts::Worker::start(store.clone(), config.data_dir.clone());
+        let live = Arc::new(crate::live::Live::start());
+        let feed = crate::feed::Hub::start(store.clone(), live.bell());
         AppState {
+            live,
+            feed,
             store,
             facts,
             checks_config: Arc::default(),
@@ -109,6 +117,7 @@ pub async fn launch(
         .map(|s| Arc::new(oidc::Provider::new(s, http)));
     let state = AppState::new(store.clone(), config, oidc);
     tokio::spawn(crate::git::record::record_all(state.clone()));
+    tokio::spawn(crate::feed::prune_forever(store.clone()));
     tracing::info!(
         listen = %listener.local_addr()?,
         base_url = %state.config.base_url,

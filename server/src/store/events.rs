@@ -16,9 +16,10 @@ pub struct NewEvent<'a> {
 }
 
 /// Appends one event and answers its `seq`. Bumping the monorepo's counter locks its
-/// row, so seqs are gap-free and in commit order.
-pub async fn append(h: H<'_>, e: &NewEvent<'_>) -> Result<i64> {
-    Ok(on!(h, c => {
+/// row, so seqs are gap-free and in commit order. An activity event also writes its
+/// feed line here, in the same transaction.
+pub async fn append(mut h: H<'_>, e: &NewEvent<'_>) -> Result<i64> {
+    let seq = on!(h.reborrow(), c => {
         let seq: i64 = sqlx::query_scalar("UPDATE monorepos SET last_seq = last_seq + 1 WHERE id = $1 RETURNING last_seq")
             .bind(e.monorepo_id).fetch_one(&mut *c).await?;
         sqlx::query(
@@ -29,7 +30,11 @@ pub async fn append(h: H<'_>, e: &NewEvent<'_>) -> Result<i64> {
         .bind(e.op).bind(&e.body).bind(e.at)
         .execute(&mut *c).await?;
         seq
-    }))
+    });
+    if let Some(details) = super::feed::details_of(e) {
+        super::feed::add(h, e, seq, &details).await?;
+    }
+    Ok(seq)
 }
 
 /// The monorepo's latest seq (0 before any event).
