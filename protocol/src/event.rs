@@ -82,6 +82,7 @@ pub const SOCKET_PROTOCOL: u32 = 1;
 /// A frame the server sends on a monorepo event socket (`GET {m}/events` upgraded).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
+#[allow(clippy::large_enum_variant)] // frames are built, sent and dropped one at a time
 pub enum ServerFrame {
     /// One event, live or from the catch-up.
     Event(Event),
@@ -96,10 +97,7 @@ pub enum ServerFrame {
     /// The answer to a `hello`: this socket's presence.
     HelloOk(crate::presence::HelloOk),
     /// An activity line (`feed` topic), numbered `n` in the order lines go out.
-    Feed {
-        n: i64,
-        event: serde_json::Value,
-    },
+    Feed { n: i64, event: serde_json::Value },
     /// More than 500 feed lines came after `feed_since`: refetch, then reconnect with
     /// `feed_n`.
     FeedResync { feed_n: i64 },

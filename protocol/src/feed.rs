@@ -113,7 +113,7 @@ pub enum ContributionKind {
 pub enum ActivityServerFrame {
     /// A line, replayed or live. The same `(monorepo_id, seq)` may come again fuller:
     /// replace it.
-    Event { landed: i64, event: FeedEvent },
+    Event { landed: i64, event: Box<FeedEvent> },
     /// More than 500 lines landed after `since` (or some were pruned): refetch the first
     /// page; `caught_up` follows.
     Resync { landed: i64 },

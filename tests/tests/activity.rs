@@ -161,7 +161,10 @@ async fn activity_pages_by_display_key_with_a_cursor() {
         assert!(line.get("agent").is_none(), "{line}");
     }
     let main = &all[6];
-    assert_eq!((&main["repo"], &main["branch"]), (&json!("app"), &json!("main")));
+    assert_eq!(
+        (&main["repo"], &main["branch"]),
+        (&json!("app"), &json!("main"))
+    );
     assert_eq!(main["commits"], 1);
     let opened = &all[5];
     assert_eq!(opened["branch"], "feat");
@@ -214,11 +217,7 @@ async fn outsiders_see_nothing_until_they_are_members() {
 
     let r = w
         .app
-        .as_user(
-            Method::PUT,
-            "/v1/monorepos/ann/mono/members/bob",
-            &w.token,
-        )
+        .as_user(Method::PUT, "/v1/monorepos/ann/mono/members/bob", &w.token)
         .json(&json!({"role": "member"}))
         .send()
         .await
@@ -344,7 +343,10 @@ async fn person_socket_replays_then_streams_live_lines() {
     send(&mut s, json!({"type": "hello", "since": 0})).await;
     let a = next(&mut s).await;
     let b = next(&mut s).await;
-    assert_eq!((&a["type"], &a["event"]["kind"]), (&json!("event"), &json!("push")));
+    assert_eq!(
+        (&a["type"], &a["event"]["kind"]),
+        (&json!("event"), &json!("push"))
+    );
     assert_eq!(b["event"]["kind"], "branch.opened");
     assert_eq!(b["event"]["monorepo"], "ann/mono");
     let landed = b["landed"].as_i64().unwrap();
@@ -408,7 +410,10 @@ async fn person_socket_resyncs_past_five_hundred_lines() {
     // The live lines of this socket, then a second socket's replay.
     let mut s2 = connect(&w.app, &w.token).await;
     send(&mut s2, json!({"type": "hello", "since": start})).await;
-    assert_eq!(next(&mut s2).await, json!({"type": "resync", "landed": top}));
+    assert_eq!(
+        next(&mut s2).await,
+        json!({"type": "resync", "landed": top})
+    );
     assert_eq!(
         next(&mut s2).await,
         json!({"type": "caught_up", "landed": top})
@@ -416,7 +421,11 @@ async fn person_socket_resyncs_past_five_hundred_lines() {
     send(&mut s2, json!({"type": "hello", "since": start + 1})).await;
     for n in start + 2..=top {
         let f = next(&mut s2).await;
-        assert_eq!((&f["type"], &f["landed"]), (&json!("event"), &json!(n)), "{f}");
+        assert_eq!(
+            (&f["type"], &f["landed"]),
+            (&json!("event"), &json!(n)),
+            "{f}"
+        );
         assert_eq!(f["event"]["kind"], "status");
     }
     assert_eq!(
@@ -457,11 +466,59 @@ async fn person_socket_tells_of_joining_and_leaving() {
     // Bob now gets ann/mono's lines, but no contributions: they are ann's.
     w.push("feat", 1);
     let f = next(&mut s).await;
-    assert_eq!((&f["type"], &f["event"]["kind"]), (&json!("event"), &json!("branch.opened")));
+    assert_eq!(
+        (&f["type"], &f["event"]["kind"]),
+        (&json!("event"), &json!("branch.opened"))
+    );
     assert_eq!(f["event"]["actor"], "ann");
 
     let r = member(Method::DELETE).send().await.unwrap();
     assert!(r.status().is_success());
     let left = next(&mut s).await;
-    assert_eq!(left, json!({"type": "left", "monorepo": "ann/mono", "monorepo_id": joined["monorepo_id"]}));
+    assert_eq!(
+        left,
+        json!({"type": "left", "monorepo": "ann/mono", "monorepo_id": joined["monorepo_id"]})
+    );
+}
+
+#[tokio::test]
+async fn retention_prunes_and_a_replay_from_before_it_resyncs() {
+    let w = world().await;
+    w.push("feat", 1);
+    w.push("feat", 1);
+    let store = svc_server::store::Store::open(&w.app.config.database_url)
+        .await
+        .unwrap();
+    // Nothing is a week old; keeping the newest line removes the two before it.
+    let now = svc_server::store::now_ms();
+    let gone = svc_server::feed::prune(&store, now - svc_server::feed::KEEP_MS, 1)
+        .await
+        .unwrap();
+    assert_eq!(gone, 2);
+    let page = w.app.get_json(&w.token, "/v1/events").await;
+    let kinds: Vec<&str> = page["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["push"]);
+
+    let mut s = connect(&w.app, &w.token).await;
+    send(&mut s, json!({"type": "hello", "since": 1})).await;
+    assert_eq!(next(&mut s).await, json!({"type": "resync", "landed": 3}));
+    assert_eq!(
+        next(&mut s).await,
+        json!({"type": "caught_up", "landed": 3})
+    );
+    send(&mut s, json!({"type": "hello", "since": 2})).await;
+    assert_eq!(next(&mut s).await["landed"], 3);
+    assert_eq!(next(&mut s).await["type"], "caught_up");
+
+    // Everything older than now goes.
+    let gone = svc_server::feed::prune(&store, svc_server::store::now_ms() + 1, 1_000_000)
+        .await
+        .unwrap();
+    assert_eq!(gone, 1);
+    store.close().await;
 }

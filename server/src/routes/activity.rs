@@ -210,7 +210,10 @@ struct PersonSocket {
 type SocketResult = Result<(), Box<dyn std::error::Error + Send + Sync>>;
 
 impl PersonSocket {
-    async fn run(&mut self, mut live: tokio::sync::broadcast::Receiver<Arc<Landed>>) -> SocketResult {
+    async fn run(
+        &mut self,
+        mut live: tokio::sync::broadcast::Receiver<Arc<Landed>>,
+    ) -> SocketResult {
         self.followed = load(&self.state, &self.caller.user_id).await?;
         self.checked_at = now_ms();
         let mut check = tokio::time::interval(CHECK_EVERY);
@@ -287,13 +290,16 @@ impl PersonSocket {
             };
             drop(conn);
             match rows {
-                None => self.send(&ActivityServerFrame::Resync { landed: top }).await?,
+                None => {
+                    self.send(&ActivityServerFrame::Resync { landed: top })
+                        .await?
+                }
                 Some(rows) => {
                     for row in rows {
                         let l = feed::landed_of(row);
                         self.send(&ActivityServerFrame::Event {
                             landed: l.landed,
-                            event: l.event,
+                            event: Box::new(l.event),
                         })
                         .await?;
                     }
@@ -330,7 +336,7 @@ impl PersonSocket {
         if !large && self.caught_up.is_some_and(|top| line.landed > top) {
             self.send(&ActivityServerFrame::Event {
                 landed: line.landed,
-                event: line.event.clone(),
+                event: Box::new(line.event.clone()),
             })
             .await?;
         }
