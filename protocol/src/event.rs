@@ -85,7 +85,7 @@ pub const SOCKET_PROTOCOL: u32 = 1;
 #[allow(clippy::large_enum_variant)] // frames are built, sent and dropped one at a time
 pub enum ServerFrame {
     /// One event, live or from the catch-up.
-    Event(Event),
+    Event(Box<Event>),
     /// More than 500 events came after `since`: refetch, then resume from `seq`.
     Resync { seq: i64, oldest_seq: i64 },
     /// The catch-up is done; live events follow. `feed_n` with the `feed` topic.

@@ -47,7 +47,7 @@ pub struct AppState {
     pub checks_config: Arc<crate::checks::ConfigCache>,
     /// Finished streamed diffs, replayed by (main, head).
     pub diff_streams: Arc<crate::routes::DiffStreams>,
-    /// Rings after events may have been appended (the live fan-out's signal).
+    /// Live delivery of the event stream to this process's sockets.
     pub live: Arc<crate::live::Live>,
     /// The activity feed's tail, which person sockets subscribe to.
     pub feed: Arc<crate::feed::Hub>,
@@ -67,7 +67,7 @@ impl AppState {
             ));
         }
         let facts = crate::facts::Worker::start(store.clone(), config.data_dir.clone());
-        let live = Arc::new(crate::live::Live::start());
+        let live = crate::live::Live::start(store.clone());
         let feed = crate::feed::Hub::start(store.clone(), live.bell());
         AppState {
             live,

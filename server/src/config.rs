@@ -49,6 +49,8 @@ struct FileConfig {
     database_url: Option<String>,
     log_format: Option<LogFormat>,
     bootstrap_secret: Option<String>,
+    /// `false` switches the monorepo event stream off (501 `event_stream_on_hold`).
+    event_stream: Option<bool>,
     #[serde(default)]
     login: LoginSettings,
     oidc: Option<OidcSettings>,
@@ -94,6 +96,8 @@ pub struct Config {
     pub bootstrap_secret: Option<String>,
     pub login: LoginSettings,
     pub oidc: Option<OidcSettings>,
+    /// The monorepo event stream answers (pull and socket); off, it answers 501.
+    pub event_stream: bool,
 }
 
 impl Config {
@@ -133,6 +137,7 @@ impl Config {
             bootstrap_secret,
             login: file.login,
             oidc: file.oidc,
+            event_stream: file.event_stream.unwrap_or(true),
         }
         .checked()
     }
@@ -149,6 +154,7 @@ impl Config {
             bootstrap_secret: None,
             login: LoginSettings::default(),
             oidc: None,
+            event_stream: true,
         }
     }
 

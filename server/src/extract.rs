@@ -54,3 +54,29 @@ impl<S: Send + Sync> FromRequestParts<S> for Agent {
         Ok(Agent(Some(name.to_owned())))
     }
 }
+
+/// A WebSocket upgrade when the request asks for one (`Upgrade: websocket`), so one route
+/// serves both JSON pages and a socket.
+pub struct Upgrade(pub Option<axum::extract::ws::WebSocketUpgrade>);
+
+impl<S: Send + Sync> FromRequestParts<S> for Upgrade {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        state: &S,
+    ) -> Result<Upgrade, ApiError> {
+        let asks = parts
+            .headers
+            .get(axum::http::header::UPGRADE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.eq_ignore_ascii_case("websocket"));
+        if !asks {
+            return Ok(Upgrade(None));
+        }
+        axum::extract::ws::WebSocketUpgrade::from_request_parts(parts, state)
+            .await
+            .map(|ws| Upgrade(Some(ws)))
+            .map_err(|e| ApiError::bad_request("bad_upgrade", e.body_text()))
+    }
+}

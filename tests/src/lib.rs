@@ -5,6 +5,7 @@ pub mod fake_oidc;
 pub mod git;
 pub mod machine;
 pub mod pg;
+pub mod ws;
 
 use std::time::Duration;
 
@@ -35,9 +36,16 @@ pub struct TestAppBuilder {
     bootstrap_secret: Option<String>,
     login: LoginSettings,
     oidc: Option<OidcSettings>,
+    event_stream: bool,
 }
 
 impl TestAppBuilder {
+    /// Starts with the monorepo event stream switched off.
+    pub fn without_event_stream(mut self) -> Self {
+        self.event_stream = false;
+        self
+    }
+
     /// Starts without a bootstrap secret (`POST /v1/users` then answers 404).
     pub fn without_bootstrap(mut self) -> Self {
         self.bootstrap_secret = None;
@@ -75,6 +83,7 @@ impl TestAppBuilder {
         config.bootstrap_secret = self.bootstrap_secret;
         config.login = self.login;
         config.oidc = self.oidc;
+        config.event_stream = self.event_stream;
         let (shutdown, server) = serve(listener, config.clone());
         let app = TestApp {
             base: format!("http://{addr}"),
@@ -128,6 +137,7 @@ impl TestApp {
             bootstrap_secret: Some(BOOTSTRAP_SECRET.to_owned()),
             login: LoginSettings::default(),
             oidc: None,
+            event_stream: true,
         }
     }
 

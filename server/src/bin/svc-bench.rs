@@ -13,7 +13,11 @@
 //!   10,000 branches, and how long their background facts took;
 //! - `svc-bench branch-diff`: the streamed branch diff over HTTP of the same change as
 //!   `diff-engine`, computed and replayed, and the JSON form, against `git diff
-//!   --patience main...topic` in a clone.
+//!   --patience main...topic` in a clone;
+//! - `svc-bench event-fanout [--database-url URL]`: push → event delivered to 1,000 open
+//!   sockets against one socket; server RSS per idle socket;
+//! - `svc-bench event-pull [--database-url URL]`: pulls of 500 events from a
+//!   1,000,000-event log against getMonorepo.
 //!
 //! Figures and how to read them: `docs/benchmarks.md`.
 
@@ -21,7 +25,7 @@ mod svc_bench;
 
 use clap::{Parser, Subcommand};
 
-use svc_bench::{auth, branch_diff, branches, diff_engine, door, last_commits};
+use svc_bench::{auth, branch_diff, branches, diff_engine, door, events, last_commits};
 
 #[derive(Parser)]
 #[command(name = "svc-bench", about = "Benchmarks of svc-server")]
@@ -107,6 +111,30 @@ enum Command {
         #[arg(long)]
         keep: bool,
     },
+    /// Push → event delivered to many open sockets, against one socket
+    EventFanout {
+        /// Sockets open on the monorepo
+        #[arg(long, default_value_t = 1_000)]
+        sockets: usize,
+        /// Pushes, one at a time (each socket times each)
+        #[arg(long, default_value_t = 20)]
+        pushes: usize,
+        /// The store (default: SQLite in a temp dir); give a fresh database
+        #[arg(long)]
+        database_url: Option<String>,
+    },
+    /// Pulls of 500 events from a 1,000,000-event log, against getMonorepo
+    EventPull {
+        /// Events in the log
+        #[arg(long, default_value_t = 1_000_000)]
+        events: i64,
+        /// Timed requests of each kind (p50 and p99 are reported)
+        #[arg(long, default_value_t = 200)]
+        runs: usize,
+        /// The store (default: SQLite in a temp dir); give a fresh database
+        #[arg(long)]
+        database_url: Option<String>,
+    },
 }
 
 #[tokio::main]
@@ -161,6 +189,30 @@ async fn main() -> anyhow::Result<()> {
         }
         Command::BranchDiff { files, runs, keep } => {
             branch_diff::bench(branch_diff::Options { files, runs, keep }).await
+        }
+        Command::EventFanout {
+            sockets,
+            pushes,
+            database_url,
+        } => {
+            events::fanout(events::FanoutOptions {
+                sockets,
+                pushes,
+                database_url,
+            })
+            .await
+        }
+        Command::EventPull {
+            events: n,
+            runs,
+            database_url,
+        } => {
+            events::pull(events::PullOptions {
+                events: n,
+                runs,
+                database_url,
+            })
+            .await
         }
     }
 }

@@ -1,6 +1,8 @@
-//! The monorepo event stream, as JSON pages.
+//! The monorepo event stream: JSON pages, or a WebSocket on the same path.
 
 use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use svc_protocol::ApiErrorBody;
 use svc_protocol::event::{Event, Op};
@@ -9,20 +11,35 @@ use crate::app::AppState;
 use crate::auth::Caller;
 use crate::authz::{self, Need};
 use crate::error::{ApiError, ApiResult};
-use crate::extract::{Json, Path, Query};
-use crate::store::events::{self, EventRow};
-use crate::store::monorepos::MonorepoRow;
+use crate::extract::{Json, Path, Query, Upgrade};
+use crate::live::socket;
+use crate::live::topics::Topics;
+use crate::store::events::{self, EventRow, Window};
 use crate::store::time_of;
 
 /// Most events one page answers.
 pub const MAX_LIMIT: i64 = 500;
+/// Most kinds one pull may name.
+pub const MAX_KINDS: usize = 20;
+/// Rows a filtered pull reads at most.
+pub const SCAN_ROWS: i64 = 5_000;
 
-#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
 pub struct PullQuery {
     /// Events after this seq; without it, the latest `limit`.
     since: Option<i64>,
     /// At most 500 (the default).
     limit: Option<i64>,
+    /// Only events before this seq.
+    before: Option<i64>,
+    /// Only this repo's events (`meta` for the meta layer).
+    repo: Option<String>,
+    /// Only these kinds, comma-separated (at most 20).
+    kinds: Option<String>,
+    /// Topics, comma-separated (at most 10), matched over at most 5,000 rows.
+    topics: Option<String>,
+    /// Socket only: with the `feed` topic, activity lines after this number.
+    feed_since: Option<i64>,
 }
 
 #[derive(Debug, serde::Serialize, utoipa::ToSchema)]
@@ -30,43 +47,154 @@ pub struct EventPage {
     pub items: Vec<Event>,
     /// The monorepo's latest seq.
     pub seq: i64,
+    /// Pass as `since` to read on: the newest seq this page looked at.
+    pub next_since: i64,
+    /// Pass as `before` to read back: the oldest seq this page looked at (null at the
+    /// start of the log).
+    pub next_before: Option<i64>,
 }
 
-/// Events oldest first: after `since`, or the latest `limit`.
+/// The monorepo event stream. Without `Upgrade`, events oldest first: after `since`, or
+/// the latest `limit`. With `Upgrade: websocket`, the live socket: catch-up after `since`
+/// (at most 500, else `resync`), `caught_up`, then live `event` frames; `ping` → `pong`;
+/// `hello` for presence; close 4404 when the monorepo is deleted, 4403 when access is lost.
 #[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/events", tag = "events",
     params(("owner" = String, Path), ("monorepo" = String, Path), PullQuery),
-    responses((status = 200, body = EventPage), (status = 400, body = ApiErrorBody), (status = 404, body = ApiErrorBody)))]
+    responses((status = 200, body = EventPage), (status = 101, description = "WebSocket"),
+        (status = 400, body = ApiErrorBody), (status = 404, body = ApiErrorBody),
+        (status = 501, body = ApiErrorBody, description = "event_stream_on_hold")))]
 pub async fn pull(
     State(state): State<AppState>,
     caller: Caller,
     Path((owner, name)): Path<(String, String)>,
     Query(q): Query<PullQuery>,
-) -> ApiResult<Json<EventPage>> {
+    Upgrade(upgrade): Upgrade,
+) -> ApiResult<Response> {
+    let access = {
+        let mut conn = state.store.read().await?;
+        authz::monorepo(conn.h(), &caller, &owner, &name, Need::Read).await?
+    };
+    if !state.config.event_stream {
+        return Err(ApiError::new(
+            StatusCode::NOT_IMPLEMENTED,
+            "event_stream_on_hold",
+            "the event stream is switched off on this server; use heads and the lists",
+        ));
+    }
+    let topics =
+        Topics::parse(q.topics.as_deref()).map_err(|m| ApiError::bad_request("bad_request", m))?;
+    if let Some(ws) = upgrade {
+        let params = socket::Params {
+            since: q.since,
+            topics,
+            feed_since: q.feed_since,
+        };
+        return Ok(socket::upgrade(ws)
+            .on_upgrade(move |ws| socket::serve(state, ws, access, caller, params))
+            .into_response());
+    }
+    if topics.feed() {
+        return Err(ApiError::bad_request(
+            "bad_request",
+            "the feed topic is for sockets; read activity lines with GET /v1/events",
+        ));
+    }
     let limit = q.limit.unwrap_or(MAX_LIMIT);
     if !(1..=MAX_LIMIT).contains(&limit) {
         return Err(ApiError::bad_request("bad_request", "limit is 1 to 500"));
     }
+    let kinds: Vec<String> = q
+        .kinds
+        .as_deref()
+        .map(|k| {
+            k.split(',')
+                .map(str::trim)
+                .filter(|k| !k.is_empty())
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default();
+    if kinds.len() > MAX_KINDS {
+        return Err(ApiError::bad_request(
+            "bad_request",
+            format!("at most {MAX_KINDS} kinds, not {}", kinds.len()),
+        ));
+    }
     let mut conn = state.store.read().await?;
-    let access = authz::monorepo(conn.h(), &caller, &owner, &name, Need::Read).await?;
-    let seq = events::last_seq(conn.h(), &access.monorepo.id).await?;
-    let since = q.since.unwrap_or((seq - limit).max(0));
-    let rows = events::after(conn.h(), &access.monorepo.id, since, limit).await?;
+    let id = &access.monorepo.id;
+    let seq = events::last_seq(conn.h(), id).await?;
+    let upto = match q.before {
+        Some(before) => (before - 1).min(seq),
+        None => seq,
+    };
+    let filtered = !topics.all() || q.repo.is_some() || !kinds.is_empty();
+    let span = if filtered { SCAN_ROWS } else { limit };
+    let (from, to, newest_first) = match q.since {
+        Some(since) => (
+            since.max(0),
+            upto.min(since.max(0).saturating_add(span)),
+            false,
+        ),
+        None => ((upto - span).max(0), upto, true),
+    };
+    let window = Window {
+        from,
+        to,
+        repo: q.repo.as_deref(),
+        kinds: &kinds,
+        newest_first,
+        limit: if topics.all() { limit } else { span },
+    };
+    let rows = if to > from {
+        events::window(conn.h(), id, &window).await?
+    } else {
+        Vec::new()
+    };
+    let mut rows: Vec<EventRow> = rows
+        .into_iter()
+        .filter(|r| {
+            topics.matches(crate::live::topics::EventMeta {
+                kind: &r.kind,
+                collection: &r.collection,
+                repo: r.repo.as_deref(),
+                key: &r.key,
+            })
+        })
+        .take(usize::try_from(limit).unwrap_or(0))
+        .collect();
+    let full = rows.len() as i64 == limit;
+    if newest_first {
+        rows.reverse();
+    }
+    // A full page stops at its last item; otherwise the whole window was looked at.
+    let (next_since, oldest) = match (full, newest_first) {
+        (true, false) => (rows.last().map_or(to, |r| r.seq), from + 1),
+        (true, true) => (to, rows.first().map_or(from + 1, |r| r.seq)),
+        (false, _) => (to, from + 1),
+    };
+    let label = access.monorepo.label();
     let items = rows
         .into_iter()
-        .map(|row| event(&access.monorepo, row))
+        .map(|row| event(&label, id, row).map_err(ApiError::internal))
         .collect::<ApiResult<_>>()?;
-    Ok(Json(EventPage { items, seq }))
+    Ok(Json(EventPage {
+        items,
+        seq,
+        next_since: next_since.max(from),
+        next_before: (oldest > 1).then_some(oldest),
+    })
+    .into_response())
 }
 
 /// A stored event in its wire shape.
-pub fn event(monorepo: &MonorepoRow, row: EventRow) -> ApiResult<Event> {
-    let body: serde_json::Value = serde_json::from_str(&row.body).map_err(ApiError::internal)?;
+pub fn event(label: &str, monorepo_id: &str, row: EventRow) -> serde_json::Result<Event> {
+    let body: serde_json::Value = serde_json::from_str(&row.body)?;
     let text = |k: &str| body[k].as_str().map(str::to_owned);
     Ok(Event {
         seq: row.seq,
         kind: row.kind,
-        monorepo: monorepo.label(),
-        monorepo_id: monorepo.id.clone(),
+        monorepo: label.to_owned(),
+        monorepo_id: monorepo_id.to_owned(),
         repo: row.repo,
         collection: row.collection,
         key: row.key,

@@ -7,7 +7,7 @@ mod code;
 mod credentials;
 mod device;
 mod diff;
-mod events;
+pub mod events;
 mod health;
 mod members;
 mod merge;

@@ -65,6 +65,24 @@ pub async fn touch(h: H<'_>, id: &str, now: i64) -> Result<()> {
     Ok(())
 }
 
+/// Those of `ids` that are neither revoked nor expired at `now`.
+pub async fn live_ids(h: H<'_>, ids: &[String], now: i64) -> Result<Vec<String>> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let sql = format!(
+        "SELECT id FROM credentials WHERE (expires_at IS NULL OR expires_at > $1) AND id IN ({})",
+        super::placeholders(2, ids.len())
+    );
+    Ok(on!(h, c => {
+        let mut q = sqlx::query_scalar(sqlx::AssertSqlSafe(sql.as_str())).bind(now);
+        for id in ids {
+            q = q.bind(id);
+        }
+        q.fetch_all(c).await?
+    }))
+}
+
 /// The user's credentials, newest first (browser sessions included).
 pub async fn list(h: H<'_>, user_id: &str) -> Result<Vec<CredentialRow>> {
     Ok(on!(h, c => sqlx::query_as(

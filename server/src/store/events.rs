@@ -1,6 +1,10 @@
 //! The event log: appended in the transaction of the change it describes.
 
-use super::{H, Result, on};
+use super::{H, Result, on, placeholders};
+
+/// The PostgreSQL channel every appending transaction notifies, so that every server
+/// process hears of new events when they commit.
+pub const CHANNEL: &str = "svc_events";
 
 /// An event to append; `seq` is given by the log.
 pub struct NewEvent<'a> {
@@ -17,7 +21,8 @@ pub struct NewEvent<'a> {
 
 /// Appends one event and answers its `seq`. Bumping the monorepo's counter locks its
 /// row, so seqs are gap-free and in commit order. An activity event also writes its
-/// feed line here, in the same transaction.
+/// feed line here, in the same transaction. On PostgreSQL the transaction also
+/// notifies [`CHANNEL`] (delivered only if it commits); SQLite's commit rings its bell.
 pub async fn append(mut h: H<'_>, e: &NewEvent<'_>) -> Result<i64> {
     let seq = on!(h.reborrow(), c => {
         let seq: i64 = sqlx::query_scalar("UPDATE monorepos SET last_seq = last_seq + 1 WHERE id = $1 RETURNING last_seq")
@@ -32,7 +37,14 @@ pub async fn append(mut h: H<'_>, e: &NewEvent<'_>) -> Result<i64> {
         seq
     });
     if let Some(details) = super::feed::details_of(e) {
-        super::feed::add(h, e, seq, &details).await?;
+        super::feed::add(h.reborrow(), e, seq, &details).await?;
+    }
+    if let H::Postgres(c) = h {
+        // Identical notifications of one transaction are folded into one by PostgreSQL.
+        sqlx::query("SELECT pg_notify($1, '')")
+            .bind(CHANNEL)
+            .execute(c)
+            .await?;
     }
     Ok(seq)
 }
@@ -43,6 +55,31 @@ pub async fn last_seq(h: H<'_>, monorepo_id: &str) -> Result<i64> {
         on!(h, c => sqlx::query_scalar("SELECT last_seq FROM monorepos WHERE id = $1")
         .bind(monorepo_id).fetch_optional(c).await?.unwrap_or(0)),
     )
+}
+
+/// The latest seq of each of `ids` that still exists.
+pub async fn last_seqs(h: H<'_>, ids: &[String]) -> Result<Vec<(String, i64)>> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let sql = format!(
+        "SELECT id, last_seq FROM monorepos WHERE id IN ({})",
+        placeholders(1, ids.len())
+    );
+    Ok(on!(h, c => {
+        let mut q = sqlx::query_as(sqlx::AssertSqlSafe(sql.as_str()));
+        for id in ids {
+            q = q.bind(id);
+        }
+        q.fetch_all(c).await?
+    }))
+}
+
+/// The oldest seq still in the log (0 when it is empty).
+pub async fn oldest_seq(h: H<'_>, monorepo_id: &str) -> Result<i64> {
+    Ok(on!(h, c => sqlx::query_scalar::<_, Option<i64>>(
+        "SELECT MIN(seq) FROM events WHERE monorepo_id = $1")
+        .bind(monorepo_id).fetch_one(c).await?.unwrap_or(0)))
 }
 
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -64,4 +101,47 @@ pub async fn after(h: H<'_>, monorepo_id: &str, since: i64, limit: i64) -> Resul
          WHERE monorepo_id = $1 AND seq > $2 ORDER BY seq LIMIT $3",
     )
     .bind(monorepo_id).bind(since).bind(limit).fetch_all(c).await?))
+}
+
+/// A window of the log, `from < seq <= to`, narrowed by repo and kinds in SQL.
+pub struct Window<'a> {
+    pub from: i64,
+    pub to: i64,
+    pub repo: Option<&'a str>,
+    pub kinds: &'a [String],
+    /// Newest first (to take the latest rows) instead of oldest first.
+    pub newest_first: bool,
+    pub limit: i64,
+}
+
+/// The events of a window.
+pub async fn window(h: H<'_>, monorepo_id: &str, w: &Window<'_>) -> Result<Vec<EventRow>> {
+    let mut sql = String::from(
+        "SELECT seq, kind, repo, collection, key, op, body, at FROM events
+         WHERE monorepo_id = $1 AND seq > $2 AND seq <= $3",
+    );
+    let mut next = 4;
+    if w.repo.is_some() {
+        sql.push_str(" AND repo = $4");
+        next = 5;
+    }
+    if !w.kinds.is_empty() {
+        sql.push_str(&format!(
+            " AND kind IN ({})",
+            placeholders(next, w.kinds.len())
+        ));
+        next += w.kinds.len();
+    }
+    let order = if w.newest_first { "DESC" } else { "ASC" };
+    sql.push_str(&format!(" ORDER BY seq {order} LIMIT ${next}"));
+    Ok(on!(h, c => {
+        let mut q = sqlx::query_as(sqlx::AssertSqlSafe(sql.as_str())).bind(monorepo_id).bind(w.from).bind(w.to);
+        if let Some(repo) = w.repo {
+            q = q.bind(repo);
+        }
+        for kind in w.kinds {
+            q = q.bind(kind);
+        }
+        q.bind(w.limit).fetch_all(c).await?
+    }))
 }

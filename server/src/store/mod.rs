@@ -75,7 +75,11 @@ pub enum Conn {
 
 /// A write transaction: a change and its events commit together or not at all.
 pub enum Tx {
-    Sqlite(Transaction<'static, Sqlite>),
+    /// With the bell its commit rings.
+    Sqlite(
+        Transaction<'static, Sqlite>,
+        std::sync::Arc<tokio::sync::watch::Sender<u64>>,
+    ),
     Postgres(Transaction<'static, Postgres>),
 }
 
@@ -101,14 +105,17 @@ impl Conn {
 impl Tx {
     pub fn h(&mut self) -> H<'_> {
         match self {
-            Tx::Sqlite(t) => H::Sqlite(t),
+            Tx::Sqlite(t, _) => H::Sqlite(t),
             Tx::Postgres(t) => H::Postgres(t),
         }
     }
 
     pub async fn commit(self) -> Result<()> {
         match self {
-            Tx::Sqlite(t) => t.commit().await?,
+            Tx::Sqlite(t, bell) => {
+                t.commit().await?;
+                bell.send_modify(|n| *n = n.wrapping_add(1));
+            }
             Tx::Postgres(t) => t.commit().await?,
         }
         Ok(())
@@ -143,7 +150,7 @@ impl Store {
 
     pub async fn begin(&self) -> Result<Tx> {
         Ok(match self {
-            Store::Sqlite(p) => Tx::Sqlite(p.write.begin().await?),
+            Store::Sqlite(p) => Tx::Sqlite(p.write.begin().await?, p.bell.clone()),
             Store::Postgres(p) => Tx::Postgres(p.begin().await?),
         })
     }

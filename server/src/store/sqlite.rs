@@ -2,11 +2,14 @@
 //! queue instead of failing with SQLITE_BUSY) and a small pool of readers.
 
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
 };
+
+use tokio::sync::watch;
 
 use super::Result;
 
@@ -14,6 +17,8 @@ use super::Result;
 pub struct Pools {
     pub write: SqlitePool,
     pub read: SqlitePool,
+    /// Rung after every committed write transaction: what live readers wait on.
+    pub bell: Arc<watch::Sender<u64>>,
 }
 
 pub async fn open(url: &str) -> Result<Pools> {
@@ -32,5 +37,9 @@ pub async fn open(url: &str) -> Result<Pools> {
         .max_connections(8)
         .connect_with(options.read_only(true))
         .await?;
-    Ok(Pools { write, read })
+    Ok(Pools {
+        write,
+        read,
+        bell: Arc::new(watch::channel(0).0),
+    })
 }

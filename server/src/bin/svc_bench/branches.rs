@@ -291,7 +291,7 @@ impl Client {
 
     /// Times `runs` GETs of the whole body after a few untimed ones; answers the times
     /// and the size of the last body.
-    async fn series(&self, path: &str, runs: usize) -> anyhow::Result<(Vec<Duration>, usize)> {
+    pub async fn series(&self, path: &str, runs: usize) -> anyhow::Result<(Vec<Duration>, usize)> {
         let mut size = 0;
         for _ in 0..WARM_UP {
             self.send(path).await?.bytes().await?;

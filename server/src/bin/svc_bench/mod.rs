@@ -6,4 +6,5 @@ pub mod branches;
 pub mod common;
 pub mod diff_engine;
 pub mod door;
+pub mod events;
 pub mod last_commits;

@@ -1,0 +1,243 @@
+//! One monorepo event socket: catch-up, `caught_up`, live events by topic, presence
+//! hellos, `ping`, and the close codes of the spec.
+
+use std::time::Duration;
+
+use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
+
+use svc_protocol::event::{ClientFrame, ServerFrame, close};
+use tokio::sync::broadcast::error::RecvError;
+
+use super::Msg;
+use super::topics::Topics;
+use crate::app::AppState;
+use crate::auth::Caller;
+use crate::authz::Access;
+use crate::presence::{self, HelloError};
+use crate::store::events;
+
+/// Most events a catch-up sends before it answers `resync` instead.
+pub const CATCH_UP_MAX: i64 = 500;
+/// A socket that cannot take a frame for this long is dropped.
+const SEND_TIMEOUT: Duration = Duration::from_secs(10);
+/// Client frames are small: a hello with 1,000 ids of 64 characters fits well.
+const MAX_CLIENT_FRAME: usize = 256 * 1024;
+
+/// What the upgrade asked for.
+#[derive(Debug, Clone)]
+pub struct Params {
+    pub since: Option<i64>,
+    pub topics: Topics,
+    pub feed_since: Option<i64>,
+}
+
+/// The upgrade with buffers sized for many mostly idle sockets.
+pub fn upgrade(ws: WebSocketUpgrade) -> WebSocketUpgrade {
+    ws.read_buffer_size(4 * 1024)
+        .write_buffer_size(0)
+        .max_message_size(MAX_CLIENT_FRAME)
+        .max_frame_size(MAX_CLIENT_FRAME)
+}
+
+/// Why a socket ends early.
+enum End {
+    /// The peer went away or the connection failed.
+    Gone,
+    /// Close with this code and reason.
+    Close(u16, &'static str),
+}
+
+impl From<axum::Error> for End {
+    fn from(_: axum::Error) -> End {
+        End::Gone
+    }
+}
+
+/// Serves one socket until either side ends it.
+pub async fn serve(state: AppState, ws: WebSocket, access: Access, caller: Caller, params: Params) {
+    let session = presence::Session {
+        socket_id: crate::token::new_id("s_"),
+        monorepo_id: access.monorepo.id.clone(),
+        user_id: caller.user_id.clone(),
+        login: caller.login.clone(),
+        credential_id: caller.credential_id.clone(),
+        credential_name: caller.credential_name.clone(),
+    };
+    let mut socket = Socket {
+        state,
+        ws,
+        caller,
+        params,
+        session,
+        said_hello: false,
+        sent: 0,
+    };
+    let end = socket.run(&access).await;
+    if socket.said_hello {
+        presence::closed(&socket.state, &socket.session).await;
+    }
+    if let Err(End::Close(code, reason)) = end {
+        let frame = CloseFrame {
+            code,
+            reason: Utf8Bytes::from_static(reason),
+        };
+        let _ =
+            tokio::time::timeout(SEND_TIMEOUT, socket.ws.send(Message::Close(Some(frame)))).await;
+    }
+}
+
+struct Socket {
+    state: AppState,
+    ws: WebSocket,
+    caller: Caller,
+    params: Params,
+    session: presence::Session,
+    said_hello: bool,
+    /// The highest seq this socket has been given (or skipped by topic).
+    sent: i64,
+}
+
+impl Socket {
+    async fn run(&mut self, access: &Access) -> Result<(), End> {
+        let monorepo = &access.monorepo;
+        let mut sub = self
+            .state
+            .live
+            .subscribe(
+                &monorepo.id,
+                &monorepo.label(),
+                &self.caller.user_id,
+                &self.caller.credential_id,
+            )
+            .await
+            .map_err(|_| End::Close(1011, "cannot open the live stream"))?;
+        self.catch_up(access).await?;
+        loop {
+            tokio::select! {
+                incoming = self.ws.recv() => match incoming {
+                    None | Some(Err(_)) | Some(Ok(Message::Close(_))) => return Err(End::Gone),
+                    Some(Ok(Message::Text(text))) => self.on_text(&text).await?,
+                    Some(Ok(Message::Binary(_))) => self.error("binary frames are not understood; send JSON text").await?,
+                    Some(Ok(_)) => {}
+                },
+                msg = sub.rx.recv() => match msg {
+                    Ok(Msg::Event(e)) => {
+                        if e.seq > self.sent {
+                            self.sent = e.seq;
+                            if self.params.topics.events() && self.params.topics.matches(e.meta()) {
+                                self.send(Message::Text(e.frame.clone())).await?;
+                            }
+                        }
+                    }
+                    Ok(Msg::Deleted) => return Err(End::Close(close::DELETED, "the monorepo was deleted")),
+                    Ok(Msg::UserLost(user)) if user == self.caller.user_id => {
+                        return Err(End::Close(close::ACCESS_LOST, "access to the monorepo was lost"));
+                    }
+                    Ok(Msg::CredentialLost(id)) if id == self.caller.credential_id => {
+                        return Err(End::Close(close::ACCESS_LOST, "the credential was revoked"));
+                    }
+                    Ok(_) => {}
+                    Err(RecvError::Lagged(_)) => {
+                        return Err(End::Close(close::TOO_SLOW, "too far behind; reconnect with since"));
+                    }
+                    Err(RecvError::Closed) => return Err(End::Close(1012, "the server is restarting")),
+                },
+            }
+        }
+    }
+
+    /// Events after `since` (or a `resync`), then `caught_up`.
+    async fn catch_up(&mut self, access: &Access) -> Result<(), End> {
+        let id = &access.monorepo.id;
+        let label = access.monorepo.label();
+        let failed = |_: crate::store::Error| End::Close(1011, "cannot read the event log");
+        let mut conn = self.state.store.read().await.map_err(failed)?;
+        let last = events::last_seq(conn.h(), id).await.map_err(failed)?;
+        self.sent = last;
+        let mut frames = Vec::new();
+        match self.params.since.map(|s| s.max(0)) {
+            None => {}
+            Some(since) if since > last || last - since > CATCH_UP_MAX => {
+                let oldest_seq = events::oldest_seq(conn.h(), id).await.map_err(failed)?;
+                frames.push(frame(&ServerFrame::Resync {
+                    seq: last,
+                    oldest_seq,
+                }));
+            }
+            Some(since) => {
+                let rows = events::after(conn.h(), id, since, CATCH_UP_MAX)
+                    .await
+                    .map_err(failed)?;
+                for row in rows {
+                    self.sent = self.sent.max(row.seq);
+                    let event = super::render(&label, id, row)
+                        .map_err(|_| End::Close(1011, "cannot render an event"))?;
+                    if self.params.topics.events() && self.params.topics.matches(event.meta()) {
+                        frames.push(event.frame);
+                    }
+                }
+            }
+        }
+        drop(conn);
+        frames.push(frame(&ServerFrame::CaughtUp {
+            seq: self.sent,
+            feed_n: None,
+        }));
+        for f in frames {
+            self.send(Message::Text(f)).await?;
+        }
+        Ok(())
+    }
+
+    async fn on_text(&mut self, text: &str) -> Result<(), End> {
+        if text.trim() == "ping" {
+            return self
+                .send(Message::Text(Utf8Bytes::from_static("pong")))
+                .await;
+        }
+        let hello = match serde_json::from_str::<ClientFrame>(text) {
+            Ok(ClientFrame::Hello(hello)) => hello,
+            Err(_) => {
+                return self
+                    .error("frame not understood: send {\"type\": \"hello\", ...} or the text ping")
+                    .await;
+            }
+        };
+        match presence::hello(&self.state, &self.session, hello).await {
+            Ok(ok) => {
+                self.said_hello = true;
+                self.send(Message::Text(frame(&ServerFrame::HelloOk(ok))))
+                    .await
+            }
+            Err(HelloError::Invalid(message)) => self.error(&message).await,
+            Err(e @ HelloError::Internal(_)) => {
+                tracing::error!(error = %e, "cannot take a hello");
+                self.error("cannot record presence now; send hello again")
+                    .await
+            }
+        }
+    }
+
+    async fn error(&mut self, message: &str) -> Result<(), End> {
+        let f = frame(&ServerFrame::Error {
+            message: message.to_owned(),
+        });
+        self.send(Message::Text(f)).await
+    }
+
+    async fn send(&mut self, msg: Message) -> Result<(), End> {
+        match tokio::time::timeout(SEND_TIMEOUT, self.ws.send(msg)).await {
+            Ok(sent) => sent.map_err(End::from),
+            Err(_) => Err(End::Close(
+                close::TOO_SLOW,
+                "too slow to read; reconnect with since",
+            )),
+        }
+    }
+}
+
+fn frame(f: &ServerFrame) -> Utf8Bytes {
+    serde_json::to_string(f)
+        .unwrap_or_else(|_| r#"{"type":"error","message":"cannot encode a frame"}"#.to_owned())
+        .into()
+}
