@@ -293,7 +293,11 @@ type Socket =
     tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
 async fn connect(app: &TestApp, token: &str) -> Socket {
-    let url = format!("{}/v1/events", app.base.replacen("http", "ws", 1));
+    connect_to(app, token, "/v1/events").await
+}
+
+async fn connect_to(app: &TestApp, token: &str, path: &str) -> Socket {
+    let url = format!("{}{path}", app.base.replacen("http", "ws", 1));
     let mut req = url.into_client_request().unwrap();
     req.headers_mut()
         .insert("authorization", format!("Bearer {token}").parse().unwrap());
@@ -521,4 +525,45 @@ async fn retention_prunes_and_a_replay_from_before_it_resyncs() {
         .unwrap();
     assert_eq!(gone, 1);
     store.close().await;
+}
+
+#[tokio::test]
+async fn the_feed_topic_numbers_a_monorepos_lines() {
+    let w = world().await;
+    w.push("feat", 2);
+    let path = "/v1/monorepos/ann/mono/events?topics=feed&feed_since=0";
+    let mut s = connect_to(&w.app, &w.token, path).await;
+    let a = next(&mut s).await;
+    assert_eq!((&a["type"], &a["n"]), (&json!("feed"), &json!(1)), "{a}");
+    assert_eq!(a["event"]["kind"], "push");
+    let b = next(&mut s).await;
+    assert_eq!(
+        (&b["n"], &b["event"]["kind"]),
+        (&json!(2), &json!("branch.opened"))
+    );
+    assert_eq!(b["event"]["commits"], 2);
+    let caught = next(&mut s).await;
+    assert_eq!(
+        (&caught["type"], &caught["feed_n"]),
+        (&json!("caught_up"), &json!(2))
+    );
+
+    w.push("feat", 1);
+    let c = next(&mut s).await;
+    assert_eq!((&c["type"], &c["n"]), (&json!("feed"), &json!(3)), "{c}");
+    assert_eq!(c["event"]["monorepo"], "ann/mono");
+
+    // Past 500 lines behind: one feed_resync.
+    let head = w.push("feat", 1);
+    for i in 0..501 {
+        w.status(&head, if i % 2 == 0 { "success" } else { "failure" })
+            .await;
+    }
+    let path = "/v1/monorepos/ann/mono/events?topics=feed&feed_since=1";
+    let mut s2 = connect_to(&w.app, &w.token, path).await;
+    assert_eq!(
+        next(&mut s2).await,
+        json!({"type": "feed_resync", "feed_n": 505})
+    );
+    assert_eq!(next(&mut s2).await["feed_n"], 505);
 }

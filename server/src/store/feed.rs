@@ -247,3 +247,23 @@ async fn mark_pruned(h: H<'_>, gone: &[i64]) -> Result<()> {
     .bind(top).execute(c).await?.rows_affected());
     Ok(())
 }
+
+/// The monorepo's latest line number on its `feed` topic (0 before any).
+pub async fn last_n(h: H<'_>, monorepo_id: &str) -> Result<i64> {
+    Ok(
+        on!(h, c => sqlx::query_scalar("SELECT feed_n FROM monorepos WHERE id = $1")
+        .bind(monorepo_id).fetch_optional(c).await?.unwrap_or(0)),
+    )
+}
+
+/// One monorepo's lines numbered in `(since, through]`, in `n` order.
+pub async fn numbered_between(
+    h: H<'_>,
+    monorepo_id: &str,
+    since: i64,
+    through: i64,
+) -> Result<Vec<FeedRow>> {
+    let sql = format!("{SELECT} WHERE f.monorepo_id = $1 AND f.n > $2 AND f.n <= $3 ORDER BY f.n");
+    Ok(on!(h, c => sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        .bind(monorepo_id).bind(since).bind(through).fetch_all(c).await?))
+}
