@@ -82,7 +82,6 @@ pub const SOCKET_PROTOCOL: u32 = 1;
 /// A frame the server sends on a monorepo event socket (`GET {m}/events` upgraded).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
-#[allow(clippy::large_enum_variant)] // frames are built, sent and dropped one at a time
 pub enum ServerFrame {
     /// One event, live or from the catch-up.
     Event(Box<Event>),
