@@ -7,6 +7,7 @@ pub mod branch;
 pub mod code;
 pub mod error;
 pub mod event;
+pub mod feed;
 pub mod login;
 pub mod monorepo;
 pub mod needs;
