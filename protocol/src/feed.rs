@@ -88,15 +88,6 @@ pub struct ActivityPage {
     pub skipped: Vec<String>,
 }
 
-/// A branch that entered or left the needs-you list (`state` null: left).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-pub struct NeedsChange {
-    pub repo: String,
-    pub branch: String,
-    pub state: Option<String>,
-}
-
 /// What a `contributed` frame counted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -123,13 +114,13 @@ pub enum ActivityServerFrame {
     Summary {
         monorepo: String,
         monorepo_id: String,
-        summary: serde_json::Value,
+        summary: crate::needs::FeedSummary,
     },
     /// Branches that entered or left needs-you; `more` when over 50 changed.
     Needs {
         monorepo: String,
         monorepo_id: String,
-        changed: Vec<NeedsChange>,
+        changed: Vec<crate::needs::NeedChange>,
         more: bool,
     },
     /// The person joined a monorepo; `large` when it has over 100 members (its lines

@@ -1,17 +1,20 @@
 //! The activity feed's live side: one tail per process reads lines as they land and
 //! fans them out to sockets; a retention task keeps 7 days and at most 1,000,000 lines.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use svc_protocol::feed::{ActivityServerFrame, FeedDetails, FeedEvent};
+use svc_protocol::needs::{FeedSummary, NeedRow};
 use tokio::sync::{broadcast, watch};
 
 use crate::app::AppState;
+use crate::needs;
 use crate::store::feed::{self, FeedRow};
-use crate::store::{Store, now_ms, time_of};
+use crate::store::{self, Store, now_ms, time_of};
 
 /// Lines are kept this long...
 pub const KEEP_MS: i64 = 7 * 24 * 60 * 60 * 1000;
@@ -201,27 +204,67 @@ pub async fn prune(store: &Store, older_than: i64, keep: i64) -> crate::store::R
     Ok(total)
 }
 
-/// What the person's socket tells the home helpers on each membership check (every
-/// 10 s), so they can send `summary` and `needs` frames.
+/// One periodic check of a person socket.
 pub struct HomeTick<'a> {
     pub user_id: &'a str,
-    pub login: &'a str,
     /// The person's monorepos of 100 members or fewer: (id, label).
     pub small: &'a [(String, String)],
     /// Monorepos that crossed 100 members, either way, since the last check: (id, label).
     pub crossed: &'a [(String, String)],
-    /// When the previous check ran (unix ms; 0 on the first).
-    pub since_ms: i64,
 }
 
-/// HOOK for the summary helper: `summary` frames due on this check (small monorepos'
-/// changed summaries, up to 10 s behind; and every crossed monorepo).
-pub async fn summary_frames(_state: &AppState, _tick: &HomeTick<'_>) -> Vec<ActivityServerFrame> {
-    Vec::new()
+/// What a person socket last told of each monorepo's summary line and needs-you rows,
+/// so a check sends only what changed.
+#[derive(Default)]
+pub struct HomeSeen {
+    seen: HashMap<String, (Option<FeedSummary>, Vec<NeedRow>)>,
+    started: bool,
 }
 
-/// HOOK for the needs-you helper: `needs` frames due on this check (branches that
-/// entered or left needs-you in small monorepos; and every crossed monorepo).
-pub async fn needs_frames(_state: &AppState, _tick: &HomeTick<'_>) -> Vec<ActivityServerFrame> {
-    Vec::new()
+/// The `summary` and `needs` frames due on this check: small monorepos whose summary
+/// line or needs-you rows changed since the last check, and every crossed monorepo.
+/// The first check only takes the snapshot (the page was just loaded).
+pub async fn home_frames(
+    state: &AppState,
+    tick: &HomeTick<'_>,
+    seen: &mut HomeSeen,
+) -> store::Result<Vec<ActivityServerFrame>> {
+    let mut frames = Vec::new();
+    let mut conn = state.store.read().await?;
+    let mut now = HashMap::new();
+    for (id, label) in tick.small.iter().chain(tick.crossed) {
+        if now.contains_key(id) {
+            continue;
+        }
+        let summary = needs::summary(conn.h(), state, id, tick.user_id).await?;
+        let rows = needs::needs(conn.h(), state, id, tick.user_id).await?;
+        let crossed = tick.crossed.iter().any(|(c, _)| c == id);
+        let known = seen.seen.remove(id);
+        // A monorepo first seen now was just joined: `joined` has the client refetch.
+        let tell = seen.started && (crossed || known.is_some());
+        let (old_summary, old_rows) = known.unwrap_or_default();
+        if tell
+            && (crossed || old_summary != summary)
+            && let Some(summary) = summary.clone()
+        {
+            frames.push(ActivityServerFrame::Summary {
+                monorepo: label.clone(),
+                monorepo_id: id.clone(),
+                summary,
+            });
+        }
+        let (changed, more) = needs::changed(if crossed { &[] } else { &old_rows }, &rows);
+        if tell && (!changed.is_empty() || more) {
+            frames.push(ActivityServerFrame::Needs {
+                monorepo: label.clone(),
+                monorepo_id: id.clone(),
+                changed,
+                more,
+            });
+        }
+        now.insert(id.clone(), (summary, rows));
+    }
+    seen.seen = now;
+    seen.started = true;
+    Ok(frames)
 }

@@ -567,3 +567,29 @@ async fn the_feed_topic_numbers_a_monorepos_lines() {
     );
     assert_eq!(next(&mut s2).await["feed_n"], 505);
 }
+
+#[tokio::test]
+async fn person_socket_sends_summary_and_needs_changes() {
+    let w = world().await;
+    let mut s = connect(&w.app, &w.token).await;
+    send(&mut s, json!({"type": "hello"})).await;
+    assert_eq!(next(&mut s).await["type"], "caught_up");
+
+    // A push changes the summary line (its latest activity).
+    let head = w.push("feat", 1);
+    let summary = next_of(&mut s, "summary").await;
+    assert_eq!(summary["monorepo"], "ann/mono");
+    assert_eq!(summary["summary"]["last_branch"], "feat");
+    assert_eq!(summary["summary"]["open_branches"], 1);
+
+    // Clean facts and no checks required: ready. A failing check: failing.
+    let needs = next_of(&mut s, "needs").await;
+    assert_eq!(
+        needs["changed"],
+        json!([{"repo": "app", "branch": "feat", "state": "ready"}])
+    );
+    assert_eq!(needs["more"], false);
+    w.status(&head, "failure").await;
+    let needs = next_of(&mut s, "needs").await;
+    assert_eq!(needs["changed"][0]["state"], "failing");
+}

@@ -189,7 +189,7 @@ async fn person_socket(state: AppState, caller: Caller, socket: WebSocket) {
         socket,
         followed: HashMap::new(),
         caught_up: None,
-        checked_at: 0,
+        home: feed::HomeSeen::default(),
     };
     if let Err(e) = s.run(live).await {
         tracing::debug!(error = %e, "activity socket ended");
@@ -203,7 +203,8 @@ struct PersonSocket {
     followed: HashMap<String, Followed>,
     /// Set by a hello: live lines above it go out.
     caught_up: Option<i64>,
-    checked_at: i64,
+    /// What the summary and needs frames last told.
+    home: feed::HomeSeen,
 }
 
 /// Why a socket stopped: it closed, or a frame could not be sent or read.
@@ -215,7 +216,8 @@ impl PersonSocket {
         mut live: tokio::sync::broadcast::Receiver<Arc<Landed>>,
     ) -> SocketResult {
         self.followed = load(&self.state, &self.caller.user_id).await?;
-        self.checked_at = now_ms();
+        // The first check takes the snapshot later checks send changes against.
+        self.check_home(&[]).await?;
         let mut check = tokio::time::interval(CHECK_EVERY);
         check.tick().await;
         loop {
@@ -381,6 +383,11 @@ impl PersonSocket {
     async fn check(&mut self) -> SocketResult {
         let now = load(&self.state, &self.caller.user_id).await?;
         let crossed = self.announce(now).await?;
+        self.check_home(&crossed).await
+    }
+
+    /// Sends the summary and needs frames due now.
+    async fn check_home(&mut self, crossed: &[(String, String)]) -> SocketResult {
         let small: Vec<(String, String)> = self
             .followed
             .iter()
@@ -389,14 +396,10 @@ impl PersonSocket {
             .collect();
         let tick = HomeTick {
             user_id: &self.caller.user_id,
-            login: &self.caller.login,
             small: &small,
-            crossed: &crossed,
-            since_ms: self.checked_at,
+            crossed,
         };
-        let mut frames = feed::summary_frames(&self.state, &tick).await;
-        frames.extend(feed::needs_frames(&self.state, &tick).await);
-        self.checked_at = now_ms();
+        let frames = feed::home_frames(&self.state, &tick, &mut self.home).await?;
         for frame in &frames {
             self.send(frame).await?;
         }
