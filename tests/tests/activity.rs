@@ -593,3 +593,26 @@ async fn person_socket_sends_summary_and_needs_changes() {
     let needs = next_of(&mut s, "needs").await;
     assert_eq!(needs["changed"][0]["state"], "failing");
 }
+
+#[tokio::test]
+async fn a_revoked_credential_closes_the_person_socket() {
+    let w = world().await;
+    let made = w
+        .post(
+            "/v1/user/credentials",
+            json!({"name": "tablet", "kind": "machine"}),
+        )
+        .await;
+    let mut s = w.app.ws("/v1/events", made["token"].as_str().unwrap()).await;
+    s.send_json(&json!({"type": "hello"})).await;
+    assert_eq!(s.next().await["type"], "caught_up");
+    let id = made["id"].as_str().unwrap();
+    let r = w
+        .app
+        .as_user(Method::DELETE, &format!("/v1/user/credentials/{id}"), &w.token)
+        .send()
+        .await
+        .unwrap();
+    assert!(r.status().is_success());
+    assert_eq!(s.closed().await, svc_tests::ws::Closed::Code(4403));
+}

@@ -381,6 +381,14 @@ impl PersonSocket {
 
     /// The periodic check: membership changes, then the home helpers' frames.
     async fn check(&mut self) -> SocketResult {
+        if !credential_live(&self.state, &self.caller.credential_id).await? {
+            let frame = CloseFrame {
+                code: close::ACCESS_LOST,
+                reason: "the credential was revoked".into(),
+            };
+            self.socket.send(Message::Close(Some(frame))).await?;
+            return Err("the credential was revoked".into());
+        }
         let now = load(&self.state, &self.caller.user_id).await?;
         let crossed = self.announce(now).await?;
         self.check_home(&crossed).await
@@ -405,6 +413,14 @@ impl PersonSocket {
         }
         Ok(())
     }
+}
+
+/// True while the socket's credential is neither revoked nor expired.
+async fn credential_live(state: &AppState, id: &str) -> Result<bool, crate::store::Error> {
+    let mut conn = state.store.read().await?;
+    let ids = [id.to_owned()];
+    let live = crate::store::credentials::live_ids(conn.h(), &ids, now_ms()).await?;
+    Ok(!live.is_empty())
 }
 
 /// The person's monorepos now. (A free function: `&PersonSocket` is not `Send`.)
