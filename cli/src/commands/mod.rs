@@ -6,6 +6,7 @@ pub mod checks;
 pub mod clone;
 pub mod completions;
 pub mod credential;
+pub mod daemon;
 pub mod git_credential;
 pub mod login;
 pub mod logout;
@@ -61,6 +62,8 @@ pub enum Command {
     Status(status::Command),
     Checks(checks::Args),
     Completions(completions::Args),
+    #[command(subcommand)]
+    Daemon(daemon::Command),
 }
 
 pub fn run(cli: Cli) -> Result<()> {
@@ -78,6 +81,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Review(args) => review::run(g, &args),
         Command::Status(cmd) => status::run(g, cmd),
         Command::Checks(args) => checks::run(g, &args),
+        Command::Daemon(cmd) => daemon::run(g, cmd),
         Command::Completions(args) => completions::run(&args, &mut std::io::stdout().lock()),
     }
 }
