@@ -258,3 +258,81 @@ async fn a_restarted_server_is_followed_without_missing_a_move() {
     .await;
     until("connected again", || connected(&a)).await;
 }
+
+/// box-a's row in `GET {m}/machines`.
+async fn machine_row(w: &World, name: &str) -> Option<Value> {
+    let machines = w.app.get_json(&w.token, &format!("{M}/machines")).await;
+    machines["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["machine"] == name)
+        .cloned()
+}
+
+#[tokio::test]
+async fn worktrees_are_announced_and_carry_trailers() {
+    let w = world().await;
+    let mut a = Laptop::new(&w, "box-a");
+    a.start();
+    until("connected", || connected(&a)).await;
+
+    let out = a.svc(&["worktree", "add", "api", "feature/x", "--json"]);
+    assert!(out.status.success(), "{}", all_output(&out));
+    let made: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let id = made["id"].as_str().unwrap().to_owned();
+    assert!(id.starts_with("wt-") && id.len() == 11, "{made}");
+    let path = std::path::PathBuf::from(made["path"].as_str().unwrap());
+    assert_eq!(made["branch"], "feature/x");
+
+    let start = Instant::now();
+    loop {
+        let row = machine_row(&w, "box-a").await;
+        if row.as_ref().is_some_and(|r| {
+            r["connected"] == true && r["worktrees"] == json!([id.as_str()])
+        }) {
+            break;
+        }
+        assert!(start.elapsed() < WAIT, "worktree not announced: {row:?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let reported = w.app.get_json(&w.token, &format!("{M}/worktrees")).await;
+    assert_eq!(reported["items"][0]["id"], id.as_str(), "{reported}");
+    assert_eq!(reported["items"][0]["branch"], "feature/x");
+
+    // Commits there carry the trailers; the main checkout's do not.
+    std::fs::write(path.join("f.txt"), "f\n").unwrap();
+    a.m.git(&path, &["add", "f.txt"]);
+    a.m.git(&path, &["commit", "-q", "-m", "feature"]);
+    let trailers = a.m.git(&path, &["log", "-1", "--format=%(trailers)"]);
+    assert!(trailers.contains(&format!("Svc-Worktree: {id}")), "{trailers}");
+    assert!(trailers.contains("Svc-Machine: box-a"), "{trailers}");
+    assert_eq!(
+        a.m.git(&path, &["rev-parse", "--abbrev-ref", "HEAD"]).trim(),
+        "feature/x"
+    );
+    std::fs::write(a.api().join("m.txt"), "m\n").unwrap();
+    a.m.git(&a.api(), &["add", "m.txt"]);
+    a.m.git(&a.api(), &["commit", "-q", "-m", "on main"]);
+    let trailers = a.m.git(&a.api(), &["log", "-1", "--format=%(trailers)"]);
+    assert!(trailers.trim().is_empty(), "{trailers}");
+
+    let listed = a.svc(&["worktree", "list", "--json"]);
+    let listed: Value = serde_json::from_slice(&listed.stdout).unwrap();
+    assert_eq!(listed[&id]["repo"], "api", "{listed}");
+
+    let out = a.svc(&["worktree", "remove", &id, "--force"]);
+    assert!(out.status.success(), "{}", all_output(&out));
+    assert!(!path.exists());
+    let start = Instant::now();
+    loop {
+        let row = machine_row(&w, "box-a").await;
+        if row.as_ref().is_some_and(|r| r["worktrees"] == json!([])) {
+            break;
+        }
+        assert!(start.elapsed() < WAIT, "worktree still announced: {row:?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let reported = w.app.get_json(&w.token, &format!("{M}/worktrees")).await;
+    assert_eq!(reported["items"], json!([]), "{reported}");
+}

@@ -14,6 +14,7 @@ pub mod monorepo;
 pub mod repo;
 pub mod review;
 pub mod status;
+pub mod worktree;
 
 use clap::{Parser, Subcommand};
 use serde::Serialize;
@@ -64,6 +65,8 @@ pub enum Command {
     Completions(completions::Args),
     #[command(subcommand)]
     Daemon(daemon::Command),
+    #[command(subcommand)]
+    Worktree(worktree::Command),
 }
 
 pub fn run(cli: Cli) -> Result<()> {
@@ -82,6 +85,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Status(cmd) => status::run(g, cmd),
         Command::Checks(args) => checks::run(g, &args),
         Command::Daemon(cmd) => daemon::run(g, cmd),
+        Command::Worktree(cmd) => worktree::run(g, cmd),
         Command::Completions(args) => completions::run(&args, &mut std::io::stdout().lock()),
     }
 }
