@@ -68,9 +68,9 @@ fn answer(line: &str, context: &Context) -> Reply {
         }
     };
     let protocol = match &request {
-        Request::Status { protocol } | Request::Reload { protocol } | Request::Stop { protocol } => {
-            *protocol
-        }
+        Request::Status { protocol }
+        | Request::Reload { protocol }
+        | Request::Stop { protocol } => *protocol,
     };
     if protocol != DAEMON_PROTOCOL {
         return Reply::Error {

@@ -61,7 +61,11 @@ async fn git_ok(dir: &Path, args: &[&str]) -> Result<String, GitError> {
 /// Brings the checkout at `dir` (on `branch`) to `head`: fetch, then a fast-forward merge,
 /// unless it has local changes to tracked files or is on another branch.
 pub async fn fast_forward(dir: &Path, branch: &str, head: &str) -> Result<Outcome, GitError> {
-    if git(dir, &["rev-parse", "--verify", "--quiet", "HEAD"]).await?.1 == head {
+    if git(dir, &["rev-parse", "--verify", "--quiet", "HEAD"])
+        .await?
+        .1
+        == head
+    {
         return Ok(Outcome::Current);
     }
     let (on_branch, current) = git(dir, &["symbolic-ref", "--quiet", "--short", "HEAD"]).await?;

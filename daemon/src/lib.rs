@@ -114,9 +114,8 @@ async fn serve(options: Options, http: reqwest::Client) -> Result<(), DaemonErro
     let socket = socket_path(&options.data_dir);
     // The lock is ours, so a socket file left there is a dead daemon's.
     let _ = std::fs::remove_file(&socket);
-    let listener = tokio::net::UnixListener::bind(&socket).map_err(|e| {
-        DaemonError::Io(socket.display().to_string(), e)
-    })?;
+    let listener = tokio::net::UnixListener::bind(&socket)
+        .map_err(|e| DaemonError::Io(socket.display().to_string(), e))?;
     let shared: Shared = Arc::new(Mutex::new(State {
         followed: BTreeMap::new(),
     }));
@@ -160,7 +159,10 @@ async fn serve(options: Options, http: reqwest::Client) -> Result<(), DaemonErro
 
 async fn shutdown_signal() {
     use tokio::signal::unix::{SignalKind, signal};
-    match (signal(SignalKind::terminate()), signal(SignalKind::interrupt())) {
+    match (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::interrupt()),
+    ) {
         (Ok(mut term), Ok(mut int)) => {
             tokio::select! {
                 _ = term.recv() => {}

@@ -94,7 +94,10 @@ impl Laptop {
     }
 
     fn head(&self) -> String {
-        self.m.git(&self.api(), &["rev-parse", "HEAD"]).trim().to_owned()
+        self.m
+            .git(&self.api(), &["rev-parse", "HEAD"])
+            .trim()
+            .to_owned()
     }
 
     /// `svc daemon status --json`, or None before the daemon answers.
@@ -134,7 +137,8 @@ fn connected(b: &Laptop) -> bool {
 async fn merge(w: &World, branch: &str) -> String {
     let api = w.seed.path("api");
     w.seed.ok(&api, &["fetch", "-q", "origin", "main"]);
-    w.seed.ok(&api, &["checkout", "-q", "-B", branch, "origin/main"]);
+    w.seed
+        .ok(&api, &["checkout", "-q", "-B", branch, "origin/main"]);
     w.seed
         .commit(&api, branch, &[(&format!("{branch}.txt"), b"x\n")]);
     w.seed.ok(&api, &["push", "-q", "origin", branch]);
@@ -182,7 +186,10 @@ async fn two_machines_follow_main_and_leave_dirty_trees_alone() {
     );
 
     let head = merge(&w, "one").await;
-    until("both mains at the merge", || a.head() == head && b.head() == head).await;
+    until("both mains at the merge", || {
+        a.head() == head && b.head() == head
+    })
+    .await;
     let status = a.status().unwrap();
     let followed = &status["monorepos"][0];
     assert_eq!(followed["server"], w.app.base.as_str());
@@ -197,7 +204,12 @@ async fn two_machines_follow_main_and_leave_dirty_trees_alone() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|m| (m["machine"].as_str().unwrap(), m["connected"].as_bool().unwrap()))
+        .map(|m| {
+            (
+                m["machine"].as_str().unwrap(),
+                m["connected"].as_bool().unwrap(),
+            )
+        })
         .collect();
     assert!(names.contains(&("box-a", true)), "{machines}");
     assert!(names.contains(&("box-b", true)), "{machines}");
@@ -288,9 +300,10 @@ async fn worktrees_are_announced_and_carry_trailers() {
     let start = Instant::now();
     loop {
         let row = machine_row(&w, "box-a").await;
-        if row.as_ref().is_some_and(|r| {
-            r["connected"] == true && r["worktrees"] == json!([id.as_str()])
-        }) {
+        if row
+            .as_ref()
+            .is_some_and(|r| r["connected"] == true && r["worktrees"] == json!([id.as_str()]))
+        {
             break;
         }
         assert!(start.elapsed() < WAIT, "worktree not announced: {row:?}");
@@ -305,10 +318,14 @@ async fn worktrees_are_announced_and_carry_trailers() {
     a.m.git(&path, &["add", "f.txt"]);
     a.m.git(&path, &["commit", "-q", "-m", "feature"]);
     let trailers = a.m.git(&path, &["log", "-1", "--format=%(trailers)"]);
-    assert!(trailers.contains(&format!("Svc-Worktree: {id}")), "{trailers}");
+    assert!(
+        trailers.contains(&format!("Svc-Worktree: {id}")),
+        "{trailers}"
+    );
     assert!(trailers.contains("Svc-Machine: box-a"), "{trailers}");
     assert_eq!(
-        a.m.git(&path, &["rev-parse", "--abbrev-ref", "HEAD"]).trim(),
+        a.m.git(&path, &["rev-parse", "--abbrev-ref", "HEAD"])
+            .trim(),
         "feature/x"
     );
     std::fs::write(a.api().join("m.txt"), "m\n").unwrap();

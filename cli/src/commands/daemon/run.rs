@@ -22,7 +22,9 @@ pub fn run(_: &Args) -> Result<()> {
         }
         let hosts = Hosts::load(&token_dir).ok()?;
         let host = hosts.servers.get(server)?;
-        credstore::load(&token_dir, server, &host.store).ok().flatten()
+        credstore::load(&token_dir, server, &host.store)
+            .ok()
+            .flatten()
     });
     svc_daemon::run(svc_daemon::Options {
         config_dir,

@@ -61,11 +61,10 @@ pub fn run(_: &Args) -> Result<()> {
         }
         std::thread::sleep(Duration::from_millis(50));
     }
-    Err(CommandError::internal(
-        "the daemon did not answer within 10 s",
+    Err(
+        CommandError::internal("the daemon did not answer within 10 s").hint(format!(
+            "see its log: {}",
+            svc_daemon::log_path(&super::data_dir()?).display()
+        )),
     )
-    .hint(format!(
-        "see its log: {}",
-        svc_daemon::log_path(&super::data_dir()?).display()
-    )))
 }

@@ -30,5 +30,7 @@ pub fn run(_: &Args) -> Result<()> {
         }
         std::thread::sleep(Duration::from_millis(50));
     }
-    Err(CommandError::internal("the daemon did not stop within 10 s"))
+    Err(CommandError::internal(
+        "the daemon did not stop within 10 s",
+    ))
 }

@@ -58,9 +58,13 @@ fn clone_here(clones: &Clones) -> Result<(PathBuf, crate::config::Clone)> {
     }
     match clones.clones.iter().collect::<Vec<_>>().as_slice() {
         [(path, clone)] => Ok((PathBuf::from(path), (*clone).clone())),
-        [] => Err(CommandError::user("no monorepo is cloned on this machine").hint("run svc clone")),
-        _ => Err(CommandError::user("which monorepo? several are cloned here")
-            .hint("run it inside the clone")),
+        [] => {
+            Err(CommandError::user("no monorepo is cloned on this machine").hint("run svc clone"))
+        }
+        _ => Err(
+            CommandError::user("which monorepo? several are cloned here")
+                .hint("run it inside the clone"),
+        ),
     }
 }
 
@@ -106,8 +110,9 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
         }
     };
     if path.exists() {
-        return Err(CommandError::user(format!("{} exists", path.display()))
-            .hint("pick another --path"));
+        return Err(
+            CommandError::user(format!("{} exists", path.display())).hint("pick another --path")
+        );
     }
     let branch = args.branch.as_str();
     git(&main, &["check-ref-format", "--branch", branch])?;
@@ -119,20 +124,49 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
     } else if has(&format!("refs/remotes/origin/{branch}")) {
         git(
             &main,
-            &["worktree", "add", "--quiet", "--track", "-b", branch, &path_arg, &format!("origin/{branch}")],
+            &[
+                "worktree",
+                "add",
+                "--quiet",
+                "--track",
+                "-b",
+                branch,
+                &path_arg,
+                &format!("origin/{branch}"),
+            ],
         )?;
     } else {
         let from = format!("origin/{}", repo.default_branch);
-        let start = if has(&from) { from } else { repo.default_branch.clone() };
+        let start = if has(&from) {
+            from
+        } else {
+            repo.default_branch.clone()
+        };
         git(
             &main,
-            &["worktree", "add", "--quiet", "--no-track", "-b", branch, &path_arg, &start],
+            &[
+                "worktree",
+                "add",
+                "--quiet",
+                "--no-track",
+                "-b",
+                branch,
+                &path_arg,
+                &start,
+            ],
         )?;
         // `git push` from the worktree goes to the same branch on the server.
-        git(&main, &["config", &format!("branch.{branch}.remote"), "origin"])?;
         git(
             &main,
-            &["config", &format!("branch.{branch}.merge"), &format!("refs/heads/{branch}")],
+            &["config", &format!("branch.{branch}.remote"), "origin"],
+        )?;
+        git(
+            &main,
+            &[
+                "config",
+                &format!("branch.{branch}.merge"),
+                &format!("refs/heads/{branch}"),
+            ],
         )?;
     }
     let id = new_id()?;
@@ -180,7 +214,10 @@ fn configure_trailers(main: &Path, path: &Path, id: &str, machine: &str) -> Resu
     git(main, &["config", "extensions.worktreeConfig", "true"])?;
     git(path, &["config", "--worktree", "svc.worktree", id])?;
     git(path, &["config", "--worktree", "svc.machine", machine])?;
-    let common = git(main, &["rev-parse", "--path-format=absolute", "--git-common-dir"])?;
+    let common = git(
+        main,
+        &["rev-parse", "--path-format=absolute", "--git-common-dir"],
+    )?;
     let hook = PathBuf::from(common).join("hooks/commit-msg");
     match std::fs::read_to_string(&hook) {
         Ok(text) if text.contains("svc: commit trailers") => return Ok(()),

@@ -17,7 +17,11 @@ pub fn run(global: &Global, _: &Args) -> Result<()> {
             out.push_str("No worktrees (make one with svc worktree add <repo> <branch>)");
         }
         for (id, w) in &registry.worktrees {
-            let _ = writeln!(out, "{id}  {} {} {}  {}", w.monorepo, w.repo, w.branch, w.path);
+            let _ = writeln!(
+                out,
+                "{id}  {} {} {}  {}",
+                w.monorepo, w.repo, w.branch, w.path
+            );
         }
         out
     })
