@@ -55,7 +55,8 @@ pub fn log_path(data_dir: &Path) -> PathBuf {
     data_dir.join("daemon.log")
 }
 
-/// How often the registries are re-read even when nobody says they changed.
+/// How often the registries' modification times are checked (the CLI also nudges the
+/// daemon over the control socket when it changes them).
 const RESCAN_EVERY: Duration = Duration::from_secs(2);
 
 /// What the followers report, read by `status`.
@@ -135,13 +136,14 @@ async fn serve(options: Options, http: reqwest::Client) -> Result<(), DaemonErro
         http,
         shared,
         running: BTreeMap::new(),
+        seen: None,
     };
     let mut rescan = tokio::time::interval(RESCAN_EVERY);
     rescan.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tokio::select! {
-            _ = rescan.tick() => supervisor.scan(),
-            () = reload.notified() => supervisor.scan(),
+            _ = rescan.tick() => supervisor.scan(false),
+            () = reload.notified() => supervisor.scan(true),
             _ = stop_rx.changed() => break,
             _ = shutdown_signal() => break,
         }
@@ -186,6 +188,9 @@ struct Supervisor {
     http: reqwest::Client,
     shared: Shared,
     running: BTreeMap<String, Running>,
+    /// The registries' modification times at the last scan: unchanged files are not
+    /// read again.
+    seen: Option<[Option<SystemTime>; 2]>,
 }
 
 /// What a scan of the registries wants followed: by `<server> <monorepo_id>`.
@@ -199,7 +204,16 @@ struct Wanted {
 }
 
 impl Supervisor {
-    fn scan(&mut self) {
+    /// Re-reads the registries when they changed (or when `force`d) and starts, stops or
+    /// re-hellos followers to match.
+    fn scan(&mut self, force: bool) {
+        let dir = &self.options.config_dir;
+        let stamps = [registry::CLONES, registry::WORKTREES]
+            .map(|name| std::fs::metadata(dir.join(name)).and_then(|m| m.modified()).ok());
+        if !force && self.seen == Some(stamps) {
+            return;
+        }
+        self.seen = Some(stamps);
         let clones: registry::Clones =
             match registry::load(&self.options.config_dir.join(registry::CLONES)) {
                 Ok(c) => c,
