@@ -208,8 +208,11 @@ impl Supervisor {
     /// re-hellos followers to match.
     fn scan(&mut self, force: bool) {
         let dir = &self.options.config_dir;
-        let stamps = [registry::CLONES, registry::WORKTREES]
-            .map(|name| std::fs::metadata(dir.join(name)).and_then(|m| m.modified()).ok());
+        let stamps = [registry::CLONES, registry::WORKTREES].map(|name| {
+            std::fs::metadata(dir.join(name))
+                .and_then(|m| m.modified())
+                .ok()
+        });
         if !force && self.seen == Some(stamps) {
             return;
         }

@@ -109,8 +109,13 @@ impl Laptop {
     }
 
     fn log(&self) -> String {
-        std::fs::read_to_string(self.m.home.path().join(".local/share/svc/daemon.log"))
-            .unwrap_or_default()
+        std::fs::read_to_string(
+            self.m
+                .home
+                .path()
+                .join(".local/share/svc/daemon/daemon.log"),
+        )
+        .unwrap_or_default()
     }
 }
 

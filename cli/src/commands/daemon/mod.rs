@@ -37,15 +37,16 @@ pub fn run(global: &Global, command: Command) -> Result<()> {
     }
 }
 
-/// The daemon's files: `SVC_DATA_DIR`, else the platform's data dir.
+/// The daemon's files (lock, control socket, log): `SVC_DAEMON_DIR`, else `daemon/` in
+/// the platform's data dir (kept apart from a server's files there).
 pub fn data_dir() -> Result<PathBuf> {
-    if let Some(dir) = std::env::var_os("SVC_DATA_DIR").filter(|d| !d.is_empty()) {
+    if let Some(dir) = std::env::var_os("SVC_DAEMON_DIR").filter(|d| !d.is_empty()) {
         return Ok(PathBuf::from(dir));
     }
     directories::ProjectDirs::from("", "", "svc")
-        .map(|d| d.data_dir().to_path_buf())
+        .map(|d| d.data_dir().join("daemon"))
         .ok_or_else(|| {
-            CommandError::internal("no home directory for the data dir; set SVC_DATA_DIR")
+            CommandError::internal("no home directory for the data dir; set SVC_DAEMON_DIR")
         })
 }
 
