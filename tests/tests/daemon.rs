@@ -358,3 +358,40 @@ async fn worktrees_are_announced_and_carry_trailers() {
     let reported = w.app.get_json(&w.token, &format!("{M}/worktrees")).await;
     assert_eq!(reported["items"], json!([]), "{reported}");
 }
+
+/// Stops a daemon `svc daemon start` detached, even when the test fails.
+struct StopOnDrop<'a>(&'a Machine);
+
+impl Drop for StopOnDrop<'_> {
+    fn drop(&mut self) {
+        let _ = self.0.run(&["daemon", "stop"]);
+    }
+}
+
+#[test]
+fn start_status_stop() {
+    let m = Machine::new();
+    let out = m.ok(&["daemon", "status"]);
+    assert!(out.contains("not running"), "{out}");
+    let _guard = StopOnDrop(&m);
+    let out = m.ok(&["daemon", "start"]);
+    assert!(out.starts_with("Started the svc daemon (pid "), "{out}");
+    let out = m.ok(&["daemon", "start"]);
+    assert!(
+        out.starts_with("The svc daemon is already running"),
+        "{out}"
+    );
+    let status: Value = serde_json::from_str(&m.ok(&["daemon", "status", "--json"])).unwrap();
+    assert_eq!(status["running"], true);
+    assert_eq!(status["protocol"], 1);
+    assert_eq!(status["monorepos"], json!([]));
+    let out = m.ok(&["daemon", "status"]);
+    assert!(out.contains("No monorepo cloned"), "{out}");
+    assert_eq!(m.ok(&["daemon", "stop"]).trim(), "Stopped the svc daemon");
+    let status: Value = serde_json::from_str(&m.ok(&["daemon", "status", "--json"])).unwrap();
+    assert_eq!(status, json!({"running": false}));
+    assert_eq!(
+        m.ok(&["daemon", "stop"]).trim(),
+        "The svc daemon is not running"
+    );
+}

@@ -31,6 +31,8 @@ pub fn run(_: &Args) -> Result<()> {
     let mut command = Command::new(exe);
     command
         .args(["daemon", "run"])
+        // Not holding on to wherever start was run (clone paths are absolute).
+        .current_dir("/")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped());
