@@ -5,6 +5,7 @@
 
 pub mod branch;
 pub mod code;
+pub mod daemon;
 pub mod error;
 pub mod event;
 pub mod feed;

@@ -6,6 +6,7 @@ pub mod checks;
 pub mod clone;
 pub mod completions;
 pub mod credential;
+pub mod daemon;
 pub mod git_credential;
 pub mod login;
 pub mod logout;
@@ -13,6 +14,7 @@ pub mod monorepo;
 pub mod repo;
 pub mod review;
 pub mod status;
+pub mod worktree;
 
 use clap::{Parser, Subcommand};
 use serde::Serialize;
@@ -61,6 +63,10 @@ pub enum Command {
     Status(status::Command),
     Checks(checks::Args),
     Completions(completions::Args),
+    #[command(subcommand)]
+    Daemon(daemon::Command),
+    #[command(subcommand)]
+    Worktree(worktree::Command),
 }
 
 pub fn run(cli: Cli) -> Result<()> {
@@ -78,6 +84,8 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Review(args) => review::run(g, &args),
         Command::Status(cmd) => status::run(g, cmd),
         Command::Checks(args) => checks::run(g, &args),
+        Command::Daemon(cmd) => daemon::run(g, cmd),
+        Command::Worktree(cmd) => worktree::run(g, cmd),
         Command::Completions(args) => completions::run(&args, &mut std::io::stdout().lock()),
     }
 }
