@@ -603,13 +603,20 @@ async fn a_revoked_credential_closes_the_person_socket() {
             json!({"name": "tablet", "kind": "machine"}),
         )
         .await;
-    let mut s = w.app.ws("/v1/events", made["token"].as_str().unwrap()).await;
+    let mut s = w
+        .app
+        .ws("/v1/events", made["token"].as_str().unwrap())
+        .await;
     s.send_json(&json!({"type": "hello"})).await;
     assert_eq!(s.next().await["type"], "caught_up");
     let id = made["id"].as_str().unwrap();
     let r = w
         .app
-        .as_user(Method::DELETE, &format!("/v1/user/credentials/{id}"), &w.token)
+        .as_user(
+            Method::DELETE,
+            &format!("/v1/user/credentials/{id}"),
+            &w.token,
+        )
         .send()
         .await
         .unwrap();
