@@ -315,13 +315,17 @@ impl PersonSocket {
 
     /// A line landed: the event for a followed small monorepo, after the hello's
     /// replay; `contributed` for the person's own recent work anywhere they belong.
+    /// Nothing goes out before the hello is answered.
     async fn on_line(&mut self, line: &Landed) -> SocketResult {
         let Some(f) = self.followed.get(&line.event.monorepo_id) else {
             return Ok(());
         };
         let large = f.large;
         let e = &line.event;
-        if e.actor.as_deref() == Some(self.caller.login.as_str())
+        // Only lines that land after the hello's replay: the client read the rest.
+        let fresh = self.caught_up.is_some_and(|top| line.landed > top);
+        if fresh
+            && e.actor.as_deref() == Some(self.caller.login.as_str())
             && ms_of(e.at) > now_ms() - CONTRIBUTED_MS
         {
             for (kind, n) in contributions(e) {
@@ -335,7 +339,7 @@ impl PersonSocket {
                 .await?;
             }
         }
-        if !large && self.caught_up.is_some_and(|top| line.landed > top) {
+        if !large && fresh {
             self.send(&ActivityServerFrame::Event {
                 landed: line.landed,
                 event: Box::new(line.event.clone()),

@@ -144,6 +144,7 @@ pub async fn pull(
         kinds: &kinds,
         newest_first,
         limit: if topics.all() { limit } else { span },
+        with_body: topics.all(),
     };
     let rows = if to > from {
         events::window(conn.h(), id, &window).await?
@@ -162,6 +163,13 @@ pub async fn pull(
         })
         .take(usize::try_from(limit).unwrap_or(0))
         .collect();
+    if !topics.all() {
+        let seqs: Vec<i64> = rows.iter().map(|r| r.seq).collect();
+        rows = events::by_seqs(conn.h(), id, &seqs).await?;
+        if newest_first {
+            rows.reverse();
+        }
+    }
     let full = rows.len() as i64 == limit;
     if newest_first {
         rows.reverse();
@@ -188,7 +196,8 @@ pub async fn pull(
 
 /// A stored event in its wire shape.
 pub fn event(label: &str, monorepo_id: &str, row: EventRow) -> serde_json::Result<Event> {
-    let body: serde_json::Value = serde_json::from_str(&row.body)?;
+    let mut body: serde_json::Value = serde_json::from_str(&row.body)?;
+    let row_value = body["row"].take();
     let text = |k: &str| body[k].as_str().map(str::to_owned);
     Ok(Event {
         seq: row.seq,
@@ -208,7 +217,7 @@ pub fn event(label: &str, monorepo_id: &str, row: EventRow) -> serde_json::Resul
         head: text("head"),
         actor: text("actor"),
         agent: text("agent"),
-        row: body["row"].clone(),
+        row: row_value,
         at: time_of(row.at),
     })
 }

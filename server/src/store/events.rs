@@ -141,13 +141,16 @@ pub struct Window<'a> {
     /// Newest first (to take the latest rows) instead of oldest first.
     pub newest_first: bool,
     pub limit: i64,
+    /// Read the bodies too (a topic filter reads identities first, bodies of matches after).
+    pub with_body: bool,
 }
 
 /// The events of a window.
 pub async fn window(h: H<'_>, monorepo_id: &str, w: &Window<'_>) -> Result<Vec<EventRow>> {
-    let mut sql = String::from(
-        "SELECT seq, kind, repo, collection, key, op, body, at FROM events
-         WHERE monorepo_id = $1 AND seq > $2 AND seq <= $3",
+    let body = if w.with_body { "body" } else { "'' AS body" };
+    let mut sql = format!(
+        "SELECT seq, kind, repo, collection, key, op, {body}, at FROM events
+         WHERE monorepo_id = $1 AND seq > $2 AND seq <= $3"
     );
     let mut next = 4;
     if w.repo.is_some() {
@@ -172,5 +175,24 @@ pub async fn window(h: H<'_>, monorepo_id: &str, w: &Window<'_>) -> Result<Vec<E
             q = q.bind(kind);
         }
         q.bind(w.limit).fetch_all(c).await?
+    }))
+}
+
+/// The events of `seqs`, oldest first.
+pub async fn by_seqs(h: H<'_>, monorepo_id: &str, seqs: &[i64]) -> Result<Vec<EventRow>> {
+    if seqs.is_empty() {
+        return Ok(Vec::new());
+    }
+    let sql = format!(
+        "SELECT seq, kind, repo, collection, key, op, body, at FROM events
+         WHERE monorepo_id = $1 AND seq IN ({}) ORDER BY seq",
+        placeholders(2, seqs.len())
+    );
+    Ok(on!(h, c => {
+        let mut q = sqlx::query_as(sqlx::AssertSqlSafe(sql.as_str())).bind(monorepo_id);
+        for seq in seqs {
+            q = q.bind(seq);
+        }
+        q.fetch_all(c).await?
     }))
 }

@@ -181,8 +181,8 @@ async fn measure(
     for _ in 0..pushes {
         *round += 1;
         let branch = format!("fan-{round}");
-        std::fs::write(work.join("file"), format!("{branch}\n"))?;
         run(git(work).args(["checkout", "-q", "-B", &branch, "main"]))?;
+        std::fs::write(work.join("file"), format!("{branch}\n"))?;
         run(git(work).args(["add", "file"]))?;
         run(git(work).args(["commit", "-q", "-m", &branch]))?;
         run(git_door(work, token).args(["push", "-q", clone_url, &branch]))?;
