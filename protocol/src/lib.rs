@@ -8,6 +8,7 @@ pub mod code;
 pub mod error;
 pub mod event;
 pub mod login;
+pub mod meta;
 pub mod monorepo;
 pub mod needs;
 pub mod presence;

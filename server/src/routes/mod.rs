@@ -10,6 +10,7 @@ pub mod events;
 mod health;
 mod members;
 mod merge;
+mod meta;
 mod monorepos;
 mod needs;
 mod presence;
@@ -103,6 +104,10 @@ pub fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(presence::machines))
         .routes(routes!(presence::list))
         .routes(routes!(presence::put, presence::remove))
+        .routes(routes!(meta::files))
+        .routes(routes!(meta::missing))
+        .routes(routes!(meta::put_blob))
+        .routes(routes!(meta::save))
 }
 
 /// Raw file routes, outside `/v1`.
