@@ -9,10 +9,12 @@ pub mod credential;
 pub mod git_credential;
 pub mod login;
 pub mod logout;
+pub mod meta;
 pub mod monorepo;
 pub mod repo;
 pub mod review;
 pub mod status;
+pub mod sync;
 
 use clap::{Parser, Subcommand};
 use serde::Serialize;
@@ -60,6 +62,9 @@ pub enum Command {
     #[command(subcommand)]
     Status(status::Command),
     Checks(checks::Args),
+    Sync(sync::Args),
+    #[command(subcommand)]
+    Meta(meta::Command),
     Completions(completions::Args),
 }
 
@@ -78,6 +83,8 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Review(args) => review::run(g, &args),
         Command::Status(cmd) => status::run(g, cmd),
         Command::Checks(args) => checks::run(g, &args),
+        Command::Sync(args) => sync::run(g, &args),
+        Command::Meta(cmd) => meta::run(g, cmd),
         Command::Completions(args) => completions::run(&args, &mut std::io::stdout().lock()),
     }
 }
