@@ -15,9 +15,7 @@ use std::time::UNIX_EPOCH;
 use reqwest::{Method, StatusCode};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
-use svc_protocol::meta::{
-    BlobQuery, MetaChange, MetaFiles, MissingBlobs, SaveRequest, SaveResult,
-};
+use svc_protocol::meta::{BlobQuery, MetaChange, MetaFiles, MissingBlobs, SaveRequest, SaveResult};
 
 use crate::client::Session;
 use crate::config::write_atomic;
@@ -371,7 +369,13 @@ fn keep_local(dir: &Path, path: &str, machine: &str) -> Result<Option<String>> {
     };
     let machine: String = machine
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     let date = time::OffsetDateTime::now_utc();
     let date = format!(

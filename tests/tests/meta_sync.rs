@@ -59,13 +59,17 @@ impl World {
     /// `svc sync --json` on machine `a` or `b`, insisting on success.
     fn sync(&self, which: char) -> Value {
         let out = self.sync_raw(which, &["sync", "--json"]);
-        assert!(out.status.success(), "sync on {which}: {}", all_output(&out));
+        assert!(
+            out.status.success(),
+            "sync on {which}: {}",
+            all_output(&out)
+        );
         serde_json::from_slice(&out.stdout).unwrap()
     }
 
     fn sync_raw(&self, which: char, args: &[&str]) -> Output {
         let (m, name) = self.machine(which);
-        self.svc(m, name, &svc_dir(m), args)
+        self.svc(m, name, &m.home.path().join("mono"), args)
     }
 
     fn machine(&self, which: char) -> (&Machine, &'static str) {
@@ -190,15 +194,14 @@ async fn two_machines_share_the_meta_layer() {
     std::fs::remove_file(svc_dir(&w.a).join("notes/plan.md")).unwrap();
     let r = w.sync('a');
     assert_eq!(strings(&r["saved"]), vec!["notes/plan.md".to_owned()]);
+    assert_eq!(strings(&r["downloaded"]), vec!["copy.md".to_owned()]);
     let r = w.sync('b');
     assert_eq!(strings(&r["deleted"]), vec!["notes/plan.md".to_owned()]);
     assert!(!svc_dir(&w.b).join("notes").exists());
-    let r = w.sync('a');
-    assert_eq!(strings(&r["downloaded"]), vec!["copy.md".to_owned()]);
 
     // A concurrent edit: the second sync keeps the server's copy and the local one.
-    write(&w.a, "svc.toml", "from a\n");
-    write(&w.b, "svc.toml", "from b\n");
+    write(&w.a, "svc.toml", "# from a\n");
+    write(&w.b, "svc.toml", "# from b\n");
     w.sync('a');
     let out = w.sync_raw('b', &["sync"]);
     assert_eq!(out.status.code(), Some(1), "{}", all_output(&out));
@@ -207,20 +210,21 @@ async fn two_machines_share_the_meta_layer() {
         err.contains(".svc/svc.toml") && err.contains("svc.conflict-desktop-b-"),
         "{err}"
     );
-    assert_eq!(read(&w.b, "svc.toml").as_deref(), Some("from a\n"));
+    assert_eq!(read(&w.b, "svc.toml").as_deref(), Some("# from a\n"));
     let copies: Vec<String> = std::fs::read_dir(svc_dir(&w.b))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .filter(|n| n.starts_with("svc.conflict-desktop-b-") && n.ends_with(".toml"))
         .collect();
     assert_eq!(copies.len(), 1, "{copies:?}");
-    assert_eq!(read(&w.b, &copies[0]).as_deref(), Some("from b\n"));
-    // The next sync shares the conflict copy; nothing is lost anywhere.
+    assert_eq!(read(&w.b, &copies[0]).as_deref(), Some("# from b\n"));
+    // The conflict copy was shared by that sync; nothing is lost anywhere.
     let r = w.sync('b');
-    assert_eq!(strings(&r["saved"]), copies);
-    w.sync('a');
-    assert_eq!(read(&w.a, &copies[0]).as_deref(), Some("from b\n"));
-    assert_eq!(read(&w.a, "svc.toml").as_deref(), Some("from a\n"));
+    assert!(strings(&r["saved"]).is_empty(), "{r}");
+    let r = w.sync('a');
+    assert_eq!(strings(&r["downloaded"]), copies);
+    assert_eq!(read(&w.a, &copies[0]).as_deref(), Some("# from b\n"));
+    assert_eq!(read(&w.a, "svc.toml").as_deref(), Some("# from a\n"));
 
     // A merge into the meta repo reaches the machines on their next sync.
     let meta = w.app.get_json(&w.ann, &format!("{M}/repos/meta")).await;

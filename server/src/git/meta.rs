@@ -79,8 +79,7 @@ impl Repo {
     /// The blob holding the content whose SHA-256 is `sha256`, if the repo has it.
     pub fn meta_blob(&self, sha256: &str) -> Result<Option<ObjectId>, read::Error> {
         let repo = self.0.to_thread_local();
-        let Ok(text) = std::fs::read_to_string(cache_dir(&repo).join("sha256").join(sha256))
-        else {
+        let Ok(text) = std::fs::read_to_string(cache_dir(&repo).join("sha256").join(sha256)) else {
             return Ok(None);
         };
         let Ok(id) = ObjectId::from_hex(text.trim().as_bytes()) else {
@@ -229,9 +228,7 @@ fn commit_tree(repo: &gix::Repository, commit: ObjectId) -> Result<ObjectId, rea
 fn meta_tree(repo: &gix::Repository, commit: ObjectId) -> Result<Option<ObjectId>, read::Error> {
     let tree = repo.find_tree(commit_tree(repo, commit)?).map_err(git)?;
     let entry = tree.lookup_entry_by_path(META_DIR).map_err(git)?;
-    Ok(entry
-        .filter(|e| e.mode().is_tree())
-        .map(|e| e.object_id()))
+    Ok(entry.filter(|e| e.mode().is_tree()).map(|e| e.object_id()))
 }
 
 /// The blob at `.svc/<path>` in `commit`, if there is a file there.

@@ -87,7 +87,9 @@ fn check_path(path: &str) -> ApiResult<()> {
     } else {
         Err(ApiError::bad_request(
             "bad_path",
-            format!("{path:?} must be a relative path inside .svc/ without '..', '.git' or a leading '/'"),
+            format!(
+                "{path:?} must be a relative path inside .svc/ without '..', '.git' or a leading '/'"
+            ),
         ))
     }
 }
@@ -359,7 +361,10 @@ pub async fn save(
                 let base = match base.as_deref() {
                     None => None,
                     Some(b) => Some(git.commit_exists(b)?.ok_or_else(|| {
-                        ApiError::bad_request("bad_base", format!("base {b} is not a version of this meta layer"))
+                        ApiError::bad_request(
+                            "bad_base",
+                            format!("base {b} is not a version of this meta layer"),
+                        )
                     })?),
                 };
                 let mut changes = Vec::new();
