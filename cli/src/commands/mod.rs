@@ -63,7 +63,8 @@ pub enum Command {
     Status(status::Command),
     Checks(checks::Args),
     Sync(sync::Args),
-    #[command(subcommand)]
+    /// The older name of `svc sync`, still accepted
+    #[command(subcommand, hide = true)]
     Meta(meta::Command),
     Completions(completions::Args),
 }
