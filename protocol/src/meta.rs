@@ -92,3 +92,22 @@ pub struct MetaSavedRow {
     pub machine: Option<String>,
     pub actor: String,
 }
+
+/// `GET {m}/meta/history`: `meta.saved` entries, newest first.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct MetaHistory {
+    pub items: Vec<MetaHistoryEntry>,
+    /// Pass as `cursor` for older entries; null at the end.
+    pub next_cursor: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct MetaHistoryEntry {
+    /// The event's `seq`.
+    pub seq: i64,
+    #[serde(with = "time::serde::rfc3339")]
+    pub at: time::OffsetDateTime,
+    pub row: MetaSavedRow,
+}

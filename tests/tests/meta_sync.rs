@@ -441,6 +441,21 @@ async fn uploads_and_saves_are_checked() {
         .map(|e| e["key"].as_str().unwrap())
         .collect();
     assert_eq!(keys, vec!["b.txt", "c.txt"]);
+    // The same entries as history, newest first, for all paths or one.
+    let h = app.get_json(&ann, &format!("{M}/meta/history")).await;
+    let keys: Vec<&str> = h["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["row"]["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(keys, vec!["c.txt", "b.txt"]);
+    assert_eq!(h["next_cursor"], Value::Null);
+    let h = app
+        .get_json(&ann, &format!("{M}/meta/history?path=b.txt"))
+        .await;
+    assert_eq!(h["items"].as_array().unwrap().len(), 1);
+    assert_eq!(h["items"][0]["row"]["version"], v2);
 
     // A plain repo has no meta layer.
     app.monorepo(&ann, json!({"name": "plain", "kind": "repo"}))

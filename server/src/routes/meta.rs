@@ -10,7 +10,8 @@ use serde_json::json;
 use sha2::{Digest, Sha256};
 use svc_protocol::ApiErrorBody;
 use svc_protocol::meta::{
-    BlobQuery, MetaFiles, MetaSavedRow, MissingBlobs, SaveRequest, SaveResult, StoredBlob,
+    BlobQuery, MetaFiles, MetaHistory, MetaHistoryEntry, MetaSavedRow, MissingBlobs, SaveRequest,
+    SaveResult, StoredBlob,
 };
 use tokio::io::AsyncWriteExt;
 
@@ -19,14 +20,14 @@ use crate::app::AppState;
 use crate::auth::Caller;
 use crate::authz::Need;
 use crate::error::{ApiError, ApiResult};
-use crate::extract::{Agent, Json, Path};
+use crate::extract::{Agent, Json, Path, Query};
 use crate::git::merge::{self, Person};
 use crate::git::meta::{Change, Saved};
 use crate::git::read::Repo;
 use crate::git::record::{self, Actor, Pending};
 use crate::git::storage;
 use crate::store::repos::RepoRow;
-use crate::store::users;
+use crate::store::{events, time_of, users};
 
 /// Largest shared meta file (Limits: "Shared meta files: up to 100 MB").
 pub const FILE_MAX: u64 = 100_000_000;
@@ -34,6 +35,8 @@ pub const FILE_MAX: u64 = 100_000_000;
 const BATCH_MAX: usize = 10_000;
 const PATH_MAX: usize = 1024;
 const MACHINE_MAX: usize = 64;
+/// History entries a page.
+const HISTORY_PAGE: i64 = 50;
 /// Times a save is redone when main moved under it (another process saved).
 const ATTEMPTS: usize = 5;
 
@@ -497,4 +500,52 @@ pub async fn save(
         "main_moved",
         "the meta layer kept moving while saving; try again",
     ))
+}
+
+#[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
+pub struct HistoryQuery {
+    /// One path (relative to `.svc/`); every path by default.
+    path: Option<String>,
+    /// The `next_cursor` of the previous page.
+    cursor: Option<String>,
+}
+
+/// The meta layer's history: `meta.saved` entries, newest first, 50 a page.
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/meta/history", tag = "meta",
+    params(("owner" = String, Path), ("monorepo" = String, Path), HistoryQuery),
+    responses((status = 200, body = MetaHistory), (status = 400, body = ApiErrorBody), (status = 404, body = ApiErrorBody)))]
+pub async fn history(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path((owner, name)): MonorepoPath,
+    Query(q): Query<HistoryQuery>,
+) -> ApiResult<Json<MetaHistory>> {
+    let repo = meta_repo(&state, &caller, &owner, &name, Need::Read).await?;
+    let before = match q.cursor.as_deref() {
+        None => i64::MAX,
+        Some(c) => c.parse::<i64>().map_err(|_| {
+            ApiError::bad_request("bad_cursor", "cursor is not one this route gave")
+        })?,
+    };
+    let path = q.path.unwrap_or_default();
+    let rows = {
+        let mut conn = state.store.read().await?;
+        events::meta_history(conn.h(), &repo.monorepo_id, &path, before, HISTORY_PAGE + 1).await?
+    };
+    let more = rows.len() as i64 > HISTORY_PAGE;
+    let mut items = Vec::new();
+    for e in rows.into_iter().take(HISTORY_PAGE as usize) {
+        let body: serde_json::Value = serde_json::from_str(&e.body).map_err(ApiError::internal)?;
+        let row: MetaSavedRow =
+            serde_json::from_value(body["row"].clone()).map_err(ApiError::internal)?;
+        items.push(MetaHistoryEntry {
+            seq: e.seq,
+            at: time_of(e.at),
+            row,
+        });
+    }
+    let next_cursor = more
+        .then(|| items.last().map(|i| i.seq.to_string()))
+        .flatten();
+    Ok(Json(MetaHistory { items, next_cursor }))
 }

@@ -108,6 +108,7 @@ pub fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(meta::missing))
         .routes(routes!(meta::put_blob))
         .routes(routes!(meta::save))
+        .routes(routes!(meta::history))
 }
 
 /// Raw file routes, outside `/v1`.
