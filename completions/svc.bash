@@ -34,6 +34,9 @@ _svc() {
             svc,credential)
                 cmd="svc__subcmd__credential"
                 ;;
+            svc,daemon)
+                cmd="svc__subcmd__daemon"
+                ;;
             svc,git-credential)
                 cmd="svc__subcmd__git__subcmd__credential"
                 ;;
@@ -57,6 +60,9 @@ _svc() {
                 ;;
             svc,status)
                 cmd="svc__subcmd__status"
+                ;;
+            svc,worktree)
+                cmd="svc__subcmd__worktree"
                 ;;
             svc__subcmd__auth,help)
                 cmd="svc__subcmd__auth__subcmd__help"
@@ -154,6 +160,42 @@ _svc() {
             svc__subcmd__credential__subcmd__help,revoke)
                 cmd="svc__subcmd__credential__subcmd__help__subcmd__revoke"
                 ;;
+            svc__subcmd__daemon,help)
+                cmd="svc__subcmd__daemon__subcmd__help"
+                ;;
+            svc__subcmd__daemon,install)
+                cmd="svc__subcmd__daemon__subcmd__install"
+                ;;
+            svc__subcmd__daemon,run)
+                cmd="svc__subcmd__daemon__subcmd__run"
+                ;;
+            svc__subcmd__daemon,start)
+                cmd="svc__subcmd__daemon__subcmd__start"
+                ;;
+            svc__subcmd__daemon,status)
+                cmd="svc__subcmd__daemon__subcmd__status"
+                ;;
+            svc__subcmd__daemon,stop)
+                cmd="svc__subcmd__daemon__subcmd__stop"
+                ;;
+            svc__subcmd__daemon__subcmd__help,help)
+                cmd="svc__subcmd__daemon__subcmd__help__subcmd__help"
+                ;;
+            svc__subcmd__daemon__subcmd__help,install)
+                cmd="svc__subcmd__daemon__subcmd__help__subcmd__install"
+                ;;
+            svc__subcmd__daemon__subcmd__help,run)
+                cmd="svc__subcmd__daemon__subcmd__help__subcmd__run"
+                ;;
+            svc__subcmd__daemon__subcmd__help,start)
+                cmd="svc__subcmd__daemon__subcmd__help__subcmd__start"
+                ;;
+            svc__subcmd__daemon__subcmd__help,status)
+                cmd="svc__subcmd__daemon__subcmd__help__subcmd__status"
+                ;;
+            svc__subcmd__daemon__subcmd__help,stop)
+                cmd="svc__subcmd__daemon__subcmd__help__subcmd__stop"
+                ;;
             svc__subcmd__help,auth)
                 cmd="svc__subcmd__help__subcmd__auth"
                 ;;
@@ -171,6 +213,9 @@ _svc() {
                 ;;
             svc__subcmd__help,credential)
                 cmd="svc__subcmd__help__subcmd__credential"
+                ;;
+            svc__subcmd__help,daemon)
+                cmd="svc__subcmd__help__subcmd__daemon"
                 ;;
             svc__subcmd__help,git-credential)
                 cmd="svc__subcmd__help__subcmd__git__subcmd__credential"
@@ -195,6 +240,9 @@ _svc() {
                 ;;
             svc__subcmd__help,status)
                 cmd="svc__subcmd__help__subcmd__status"
+                ;;
+            svc__subcmd__help,worktree)
+                cmd="svc__subcmd__help__subcmd__worktree"
                 ;;
             svc__subcmd__help__subcmd__auth,setup-git)
                 cmd="svc__subcmd__help__subcmd__auth__subcmd__setup__subcmd__git"
@@ -235,6 +283,21 @@ _svc() {
             svc__subcmd__help__subcmd__credential,revoke)
                 cmd="svc__subcmd__help__subcmd__credential__subcmd__revoke"
                 ;;
+            svc__subcmd__help__subcmd__daemon,install)
+                cmd="svc__subcmd__help__subcmd__daemon__subcmd__install"
+                ;;
+            svc__subcmd__help__subcmd__daemon,run)
+                cmd="svc__subcmd__help__subcmd__daemon__subcmd__run"
+                ;;
+            svc__subcmd__help__subcmd__daemon,start)
+                cmd="svc__subcmd__help__subcmd__daemon__subcmd__start"
+                ;;
+            svc__subcmd__help__subcmd__daemon,status)
+                cmd="svc__subcmd__help__subcmd__daemon__subcmd__status"
+                ;;
+            svc__subcmd__help__subcmd__daemon,stop)
+                cmd="svc__subcmd__help__subcmd__daemon__subcmd__stop"
+                ;;
             svc__subcmd__help__subcmd__monorepo,create)
                 cmd="svc__subcmd__help__subcmd__monorepo__subcmd__create"
                 ;;
@@ -261,6 +324,15 @@ _svc() {
                 ;;
             svc__subcmd__help__subcmd__status,post)
                 cmd="svc__subcmd__help__subcmd__status__subcmd__post"
+                ;;
+            svc__subcmd__help__subcmd__worktree,add)
+                cmd="svc__subcmd__help__subcmd__worktree__subcmd__add"
+                ;;
+            svc__subcmd__help__subcmd__worktree,list)
+                cmd="svc__subcmd__help__subcmd__worktree__subcmd__list"
+                ;;
+            svc__subcmd__help__subcmd__worktree,remove)
+                cmd="svc__subcmd__help__subcmd__worktree__subcmd__remove"
                 ;;
             svc__subcmd__monorepo,create)
                 cmd="svc__subcmd__monorepo__subcmd__create"
@@ -334,6 +406,30 @@ _svc() {
             svc__subcmd__status__subcmd__help,post)
                 cmd="svc__subcmd__status__subcmd__help__subcmd__post"
                 ;;
+            svc__subcmd__worktree,add)
+                cmd="svc__subcmd__worktree__subcmd__add"
+                ;;
+            svc__subcmd__worktree,help)
+                cmd="svc__subcmd__worktree__subcmd__help"
+                ;;
+            svc__subcmd__worktree,list)
+                cmd="svc__subcmd__worktree__subcmd__list"
+                ;;
+            svc__subcmd__worktree,remove)
+                cmd="svc__subcmd__worktree__subcmd__remove"
+                ;;
+            svc__subcmd__worktree__subcmd__help,add)
+                cmd="svc__subcmd__worktree__subcmd__help__subcmd__add"
+                ;;
+            svc__subcmd__worktree__subcmd__help,help)
+                cmd="svc__subcmd__worktree__subcmd__help__subcmd__help"
+                ;;
+            svc__subcmd__worktree__subcmd__help,list)
+                cmd="svc__subcmd__worktree__subcmd__help__subcmd__list"
+                ;;
+            svc__subcmd__worktree__subcmd__help,remove)
+                cmd="svc__subcmd__worktree__subcmd__help__subcmd__remove"
+                ;;
             *)
                 ;;
         esac
@@ -341,7 +437,7 @@ _svc() {
 
     case "${cmd}" in
         svc)
-            opts="-h -V --server --json --help --version login logout auth git-credential credential monorepo repo clone branch review status checks completions help"
+            opts="-h -V --server --json --help --version login logout auth git-credential credential monorepo repo clone branch review status checks completions daemon worktree help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1070,6 +1166,212 @@ _svc() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        svc__subcmd__daemon)
+            opts="-h -V --server --json --help --version run start stop status install help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__daemon__subcmd__help)
+            opts="run start stop status install help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__daemon__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__daemon__subcmd__help__subcmd__install)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__daemon__subcmd__help__subcmd__run)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__daemon__subcmd__help__subcmd__start)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__daemon__subcmd__help__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__daemon__subcmd__help__subcmd__stop)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__daemon__subcmd__install)
+            opts="-h -V --server --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__daemon__subcmd__run)
+            opts="-h -V --server --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__daemon__subcmd__start)
+            opts="-h -V --server --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__daemon__subcmd__status)
+            opts="-h -V --server --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__daemon__subcmd__stop)
+            opts="-h -V --server --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         svc__subcmd__git__subcmd__credential)
             opts="-h -V --server --json --help --version get store erase"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -1089,7 +1391,7 @@ _svc() {
             return 0
             ;;
         svc__subcmd__help)
-            opts="login logout auth git-credential credential monorepo repo clone branch review status checks completions help"
+            opts="login logout auth git-credential credential monorepo repo clone branch review status checks completions daemon worktree help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1368,6 +1670,90 @@ _svc() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        svc__subcmd__help__subcmd__daemon)
+            opts="run start stop status install"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__help__subcmd__daemon__subcmd__install)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__help__subcmd__daemon__subcmd__run)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__help__subcmd__daemon__subcmd__start)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__help__subcmd__daemon__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__help__subcmd__daemon__subcmd__stop)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         svc__subcmd__help__subcmd__git__subcmd__credential)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -1593,6 +1979,62 @@ _svc() {
             return 0
             ;;
         svc__subcmd__help__subcmd__status__subcmd__post)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__help__subcmd__worktree)
+            opts="add list remove"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__help__subcmd__worktree__subcmd__add)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__help__subcmd__worktree__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__help__subcmd__worktree__subcmd__remove)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2123,6 +2565,152 @@ _svc() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__worktree)
+            opts="-h -V --server --json --help --version add list remove help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__worktree__subcmd__add)
+            opts="-h -V --path --server --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --path)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__worktree__subcmd__help)
+            opts="add list remove help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__worktree__subcmd__help__subcmd__add)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__worktree__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__worktree__subcmd__help__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__worktree__subcmd__help__subcmd__remove)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__worktree__subcmd__list)
+            opts="-h -V --server --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__worktree__subcmd__remove)
+            opts="-h -V --force --server --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --server)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -5,8 +5,10 @@
 
 pub mod branch;
 pub mod code;
+pub mod daemon;
 pub mod error;
 pub mod event;
+pub mod feed;
 pub mod login;
 pub mod meta;
 pub mod monorepo;

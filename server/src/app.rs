@@ -51,6 +51,8 @@ pub struct AppState {
     pub presence: Arc<crate::presence::Presence>,
     /// Live delivery of the event stream to this process's sockets.
     pub live: Arc<crate::live::Live>,
+    /// The activity feed's tail, which person sockets subscribe to.
+    pub feed: Arc<crate::feed::Hub>,
     /// One merge at a time per repo in this process.
     merge_locks: Arc<std::sync::Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>>,
 }
@@ -67,8 +69,11 @@ impl AppState {
             ));
         }
         let facts = crate::facts::Worker::start(store.clone(), config.data_dir.clone());
+        let live = crate::live::Live::start(store.clone());
+        let feed = crate::feed::Hub::start(store.clone(), live.bell());
         AppState {
-            live: crate::live::Live::start(store.clone()),
+            live,
+            feed,
             store,
             facts,
             checks_config: Arc::default(),
@@ -116,6 +121,7 @@ pub async fn launch(
     let state = AppState::new(store.clone(), config, oidc);
     tokio::spawn(crate::git::record::record_all(state.clone()));
     tokio::spawn(crate::presence::keep(state.clone()));
+    tokio::spawn(crate::feed::prune_forever(store.clone()));
     tracing::info!(
         listen = %listener.local_addr()?,
         base_url = %state.config.base_url,

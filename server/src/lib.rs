@@ -10,6 +10,7 @@ pub mod credential_cache;
 pub mod error;
 pub mod extract;
 pub mod facts;
+pub mod feed;
 pub mod git;
 pub mod live;
 pub mod login_rule;

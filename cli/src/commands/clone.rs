@@ -119,6 +119,7 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
         },
     );
     clones.save(&config_dir)?;
+    super::daemon::nudge();
     println!(
         "Cloned {} into {} ({} repos)",
         monorepo.full_name,

@@ -134,7 +134,7 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
     Ok(())
 }
 
-fn host_name() -> String {
+pub fn host_name() -> String {
     std::fs::read_to_string("/etc/hostname")
         .ok()
         .or_else(|| std::env::var("HOSTNAME").ok())

@@ -6,6 +6,7 @@ pub mod checks;
 pub mod clone;
 pub mod completions;
 pub mod credential;
+pub mod daemon;
 pub mod git_credential;
 pub mod login;
 pub mod logout;
@@ -15,6 +16,7 @@ pub mod repo;
 pub mod review;
 pub mod status;
 pub mod sync;
+pub mod worktree;
 
 use clap::{Parser, Subcommand};
 use serde::Serialize;
@@ -67,6 +69,10 @@ pub enum Command {
     #[command(subcommand, hide = true)]
     Meta(meta::Command),
     Completions(completions::Args),
+    #[command(subcommand)]
+    Daemon(daemon::Command),
+    #[command(subcommand)]
+    Worktree(worktree::Command),
 }
 
 pub fn run(cli: Cli) -> Result<()> {
@@ -86,6 +92,8 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Checks(args) => checks::run(g, &args),
         Command::Sync(args) => sync::run(g, &args),
         Command::Meta(cmd) => meta::run(g, cmd),
+        Command::Daemon(cmd) => daemon::run(g, cmd),
+        Command::Worktree(cmd) => worktree::run(g, cmd),
         Command::Completions(args) => completions::run(&args, &mut std::io::stdout().lock()),
     }
 }

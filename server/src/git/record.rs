@@ -64,6 +64,9 @@ pub struct Seed {
 /// that wrote them failed before moving main (a crash, or the ref moved under it).
 const PENDING_MERGE_TTL_MS: i64 = 5 * 60 * 1000;
 
+/// A push's commit count (for its feed line) stops here.
+pub const PUSH_COMMITS_CAP: usize = 10_000;
+
 /// Brings the DB's view of one repo to git's refs.
 pub async fn record(
     store: &Store,
@@ -178,7 +181,10 @@ async fn record_inner(
         };
         let before = repo.default_head.as_deref().unwrap_or(ZERO_SHA);
         let head = main.map_or(ZERO_SHA, String::as_str);
-        let body = event_body(actor, json!(row), false, before, head);
+        let mut body = event_body(actor, json!(row), false, before, head);
+        if let (Some(main), None) = (main, &repo.default_head) {
+            body["commits"] = json!(count_commits(&dir, None, main).await?);
+        }
         pending.push((kind, "default_heads", repo.name.clone(), "upsert", body));
     }
     for (name, sha) in heads.iter().filter(|(n, _)| **n != repo.default_branch) {
@@ -215,13 +221,16 @@ async fn record_inner(
             "branch.opened"
         };
         let before = old.map_or(ZERO_SHA, |b| b.head.as_str());
-        let body = event_body(
+        let mut body = event_body(
             actor,
             json!(branch_row(&repo.name, &row)),
             true,
             before,
             sha,
         );
+        // A new branch brought what main lacks; a push what its old head lacked.
+        let base = old.map(|b| b.head.as_str()).or(main.map(String::as_str));
+        body["commits"] = json!(count_commits(&dir, base, sha).await?);
         pending.push((
             kind,
             "branches",
@@ -263,7 +272,7 @@ async fn record_inner(
             collection,
             key,
             op,
-            body: body.clone(),
+            body: body.to_string(),
             at: now,
         };
         events::append(tx.h(), &event).await?;
@@ -292,7 +301,13 @@ async fn is_ancestor(dir: &Path, ancestor: &str, tip: &str) -> Result<bool, Erro
 }
 
 /// An event to write: kind, collection, key, op and its JSON body.
-pub type Pending = (&'static str, &'static str, String, &'static str, String);
+pub type Pending = (
+    &'static str,
+    &'static str,
+    String,
+    &'static str,
+    serde_json::Value,
+);
 
 /// The stored body of a ref event: the row and the commits around the move.
 fn event_body(
@@ -301,9 +316,28 @@ fn event_body(
     partial: bool,
     before: &str,
     head: &str,
-) -> String {
+) -> serde_json::Value {
     json!({"row": row, "partial": partial, "before": before, "head": head, "actor": actor.login, "agent": actor.agent})
-        .to_string()
+}
+
+/// Commits reachable from `head` and not from `base` (a commit git may have lost
+/// counts as none), at most [`PUSH_COMMITS_CAP`].
+async fn count_commits(dir: &Path, base: Option<&str>, head: &str) -> Result<usize, Error> {
+    let (dir, base, head) = (dir.to_path_buf(), base.map(str::to_owned), head.to_owned());
+    tokio::task::spawn_blocking(move || {
+        let repo = super::read::Repo::open(&dir)?;
+        let Some(head) = repo.commit_exists(&head)? else {
+            return Ok(0);
+        };
+        let base = match base {
+            Some(b) => repo.commit_exists(&b)?,
+            None => None,
+        };
+        repo.count_new(base, head, PUSH_COMMITS_CAP)
+    })
+    .await
+    .map_err(|e| Error::Git(e.to_string()))?
+    .map_err(|e: super::read::Error| Error::Git(e.to_string()))
 }
 
 /// Writes `branch.updated` for the stored branch `b` of `repo` (facts computed, title or

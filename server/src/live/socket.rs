@@ -15,6 +15,7 @@ use crate::auth::Caller;
 use crate::authz::Access;
 use crate::presence::{self, HelloError};
 use crate::store::events;
+use crate::store::feed as lines;
 
 /// Most events a catch-up sends before it answers `resync` instead.
 pub const CATCH_UP_MAX: i64 = 500;
@@ -71,6 +72,7 @@ pub async fn serve(state: AppState, ws: WebSocket, access: Access, caller: Calle
         session,
         said_hello: false,
         sent: 0,
+        feed_sent: 0,
     };
     let end = socket.run(&access).await;
     if socket.said_hello {
@@ -95,6 +97,8 @@ struct Socket {
     said_hello: bool,
     /// The highest seq this socket has been given (or skipped by topic).
     sent: i64,
+    /// With the `feed` topic: the highest line number given.
+    feed_sent: i64,
 }
 
 impl Socket {
@@ -111,6 +115,12 @@ impl Socket {
             )
             .await
             .map_err(|_| End::Close(1011, "cannot open the live stream"))?;
+        // Subscribed before the catch-up reads, so no line falls in between.
+        let mut feed = self
+            .params
+            .topics
+            .feed()
+            .then(|| self.state.feed.subscribe());
         self.catch_up(access).await?;
         loop {
             tokio::select! {
@@ -119,6 +129,13 @@ impl Socket {
                     Some(Ok(Message::Text(text))) => self.on_text(&text).await?,
                     Some(Ok(Message::Binary(_))) => self.error("binary frames are not understood; send JSON text").await?,
                     Some(Ok(_)) => {}
+                },
+                line = next_line(&mut feed) => match line {
+                    Ok(line) => self.on_line(&monorepo.id, &line).await?,
+                    Err(RecvError::Lagged(_)) => {
+                        return Err(End::Close(close::TOO_SLOW, "too far behind; reconnect with feed_since"));
+                    }
+                    Err(RecvError::Closed) => return Err(End::Close(1012, "the server is restarting")),
                 },
                 msg = sub.rx.recv() => match msg {
                     Ok(Msg::Event(e)) => {
@@ -178,15 +195,64 @@ impl Socket {
                 }
             }
         }
+        let feed_n = if self.params.topics.feed() {
+            Some(
+                self.feed_catch_up(conn.h(), id, &mut frames)
+                    .await
+                    .map_err(failed)?,
+            )
+        } else {
+            None
+        };
         drop(conn);
         frames.push(frame(&ServerFrame::CaughtUp {
             seq: self.sent,
-            feed_n: None,
+            feed_n,
         }));
         for f in frames {
             self.send(Message::Text(f)).await?;
         }
         Ok(())
+    }
+
+    /// The `feed` topic's catch-up: lines numbered after `feed_since` (at most 500,
+    /// all still kept, else one `feed_resync`); answers the latest number.
+    async fn feed_catch_up(
+        &mut self,
+        mut h: crate::store::H<'_>,
+        monorepo_id: &str,
+        frames: &mut Vec<Utf8Bytes>,
+    ) -> Result<i64, crate::store::Error> {
+        let feed_n = lines::last_n(h.reborrow(), monorepo_id).await?;
+        self.feed_sent = feed_n;
+        let Some(since) = self.params.feed_since.map(|s| s.max(0)) else {
+            return Ok(feed_n);
+        };
+        let rows = if since > feed_n || feed_n - since > CATCH_UP_MAX {
+            None
+        } else {
+            let rows = lines::numbered_between(h, monorepo_id, since, feed_n).await?;
+            // Fewer than numbered: some were pruned.
+            (rows.len() as i64 == feed_n - since).then_some(rows)
+        };
+        match rows {
+            None => frames.push(frame(&ServerFrame::FeedResync { feed_n })),
+            Some(rows) => frames.extend(rows.into_iter().map(|row| {
+                let n = row.n;
+                feed_frame(n, &crate::feed::event_of(row))
+            })),
+        }
+        Ok(feed_n)
+    }
+
+    /// A line landed: with the `feed` topic, this monorepo's lines not yet given.
+    async fn on_line(&mut self, monorepo_id: &str, line: &crate::feed::Landed) -> Result<(), End> {
+        let e = &line.event;
+        if e.monorepo_id != monorepo_id || e.n <= self.feed_sent {
+            return Ok(());
+        }
+        self.feed_sent = e.n;
+        self.send(Message::Text(feed_frame(e.n, e))).await
     }
 
     async fn on_text(&mut self, text: &str) -> Result<(), End> {
@@ -234,6 +300,23 @@ impl Socket {
             )),
         }
     }
+}
+
+/// The next feed line, or never without the `feed` topic.
+async fn next_line(
+    feed: &mut Option<tokio::sync::broadcast::Receiver<std::sync::Arc<crate::feed::Landed>>>,
+) -> Result<std::sync::Arc<crate::feed::Landed>, RecvError> {
+    match feed {
+        Some(rx) => rx.recv().await,
+        None => std::future::pending().await,
+    }
+}
+
+fn feed_frame(n: i64, event: &svc_protocol::feed::FeedEvent) -> Utf8Bytes {
+    frame(&ServerFrame::Feed {
+        n,
+        event: serde_json::to_value(event).unwrap_or_default(),
+    })
 }
 
 fn frame(f: &ServerFrame) -> Utf8Bytes {

@@ -468,13 +468,7 @@ pub async fn save(
                         actor: caller.login.clone(),
                     };
                     let body = json!({"row": row, "actor": caller.login, "agent": agent});
-                    (
-                        "meta.saved",
-                        "meta_files",
-                        c.path.clone(),
-                        "upsert",
-                        body.to_string(),
-                    )
+                    ("meta.saved", "meta_files", c.path.clone(), "upsert", body)
                 })
                 .collect()
         };

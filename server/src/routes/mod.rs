@@ -1,6 +1,7 @@
 //! The `/v1` API: one module per resource. Every route is registered through
 //! [`api`], which also builds the OpenAPI document, so the document cannot miss one.
 
+mod activity;
 mod branches;
 mod code;
 mod credentials;
@@ -87,6 +88,7 @@ pub fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(repos::get, repos::update))
         .routes(routes!(repos::heads))
         .routes(routes!(events::pull))
+        .routes(routes!(activity::list))
         .routes(routes!(code::tree))
         .routes(routes!(code::file))
         .routes(routes!(code::history))

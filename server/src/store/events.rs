@@ -20,7 +20,8 @@ pub struct NewEvent<'a> {
 }
 
 /// Appends one event and answers its `seq`. Bumping the monorepo's counter locks its
-/// row, so seqs are gap-free and in commit order. On PostgreSQL the transaction also
+/// row, so seqs are gap-free and in commit order. An activity event also writes its
+/// feed line here, in the same transaction. On PostgreSQL the transaction also
 /// notifies [`CHANNEL`] (delivered only if it commits); SQLite's commit rings its bell.
 pub async fn append(mut h: H<'_>, e: &NewEvent<'_>) -> Result<i64> {
     let seq = on!(h.reborrow(), c => {
@@ -35,6 +36,9 @@ pub async fn append(mut h: H<'_>, e: &NewEvent<'_>) -> Result<i64> {
         .execute(&mut *c).await?;
         seq
     });
+    if let Some(details) = super::feed::details_of(e) {
+        super::feed::add(h.reborrow(), e, seq, &details).await?;
+    }
     if let H::Postgres(c) = h {
         // Identical notifications of one transaction are folded into one by PostgreSQL.
         sqlx::query("SELECT pg_notify($1, '')")

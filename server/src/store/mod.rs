@@ -10,6 +10,7 @@ pub mod branches;
 pub mod credentials;
 pub mod device;
 pub mod events;
+pub mod feed;
 pub mod login_states;
 pub mod merges;
 pub mod monorepos;

@@ -50,6 +50,18 @@ impl Repo {
         Ok((count(RIGHT), count(LEFT)))
     }
 
+    /// Commits reachable from `head` and not from `base` (all of head's history
+    /// without one), reading at most `cap` commits: what a push brought.
+    pub fn count_new(
+        &self,
+        base: Option<ObjectId>,
+        head: ObjectId,
+        cap: usize,
+    ) -> Result<usize, Error> {
+        let walk = Walk::run(self, base, head, cap)?;
+        Ok(walk.nodes.values().filter(|n| n.flags == RIGHT).count())
+    }
+
     /// One page of head's own commits, those [`Repo::ahead_behind`] counts as ahead (all
     /// of head's history without main): newest first, each commit before its parents,
     /// in the order of `git rev-list --topo-order main..head`. At most `limit` (at least

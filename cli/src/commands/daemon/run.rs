@@ -1,0 +1,41 @@
+//! `svc daemon run`: the daemon in the foreground.
+
+use std::sync::Arc;
+
+use crate::config::{Hosts, config_dir};
+use crate::credstore;
+use crate::error::{CommandError, Result};
+
+/// Run the daemon in the foreground (what start and the service unit run)
+#[derive(Debug, clap::Args)]
+pub struct Args {}
+
+pub fn run(_: &Args) -> Result<()> {
+    let config_dir = config_dir()?;
+    let data_dir = super::data_dir()?;
+    let machine = super::machine_name()?;
+    svc_daemon::init_logging(&data_dir).map_err(|e| CommandError::internal(e.to_string()))?;
+    let token_dir = config_dir.clone();
+    let token: svc_daemon::TokenSource = Arc::new(move |server: &str| {
+        if let Some(token) = std::env::var("SVC_TOKEN").ok().filter(|t| !t.is_empty()) {
+            return Some(token);
+        }
+        let hosts = Hosts::load(&token_dir).ok()?;
+        let host = hosts.servers.get(server)?;
+        credstore::load(&token_dir, server, &host.store)
+            .ok()
+            .flatten()
+    });
+    svc_daemon::run(svc_daemon::Options {
+        config_dir,
+        data_dir,
+        machine,
+        token,
+    })
+    .map_err(|e| match e {
+        svc_daemon::DaemonError::AlreadyRunning(..) => {
+            CommandError::user(e.to_string()).hint("see it with svc daemon status")
+        }
+        e => CommandError::internal(e.to_string()),
+    })
+}

@@ -1,0 +1,357 @@
+//! Following one monorepo: its event socket (topic `main`), heads on connect, on
+//! `resync` and every few minutes, each main checkout fast-forwarded as main moves, and
+//! the presence hello with this machine's branch worktrees.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use futures_util::{SinkExt, StreamExt};
+use svc_protocol::daemon::{Connection, Held, MainMove};
+use svc_protocol::event::{ClientFrame, ServerFrame, close};
+use svc_protocol::monorepo::{Heads, MonorepoKind, RepoList};
+use svc_protocol::presence::Hello;
+use tokio::sync::watch;
+use tokio_tungstenite::tungstenite::{self, Message, client::IntoClientRequest};
+
+use crate::git::{self, Outcome};
+use crate::{Shared, TokenSource};
+
+/// How often heads are checked even when the socket says nothing.
+const HEADS_EVERY: Duration = Duration::from_secs(180);
+/// How often a quiet socket is pinged, so a dead peer is noticed.
+const PING_EVERY: Duration = Duration::from_secs(30);
+/// Longest wait between reconnects.
+const BACKOFF_MAX: Duration = Duration::from_secs(30);
+
+/// One monorepo followed: where it is cloned and which worktrees it has here.
+pub struct Follower {
+    pub server: String,
+    pub monorepo: String,
+    pub key: String,
+    pub paths: Vec<PathBuf>,
+    pub machine: String,
+    pub worktrees: watch::Receiver<Vec<String>>,
+    pub shared: Shared,
+    pub token: TokenSource,
+    pub http: reqwest::Client,
+}
+
+/// Why a session ended.
+enum End {
+    /// Try again after a backoff.
+    Retry(String),
+    /// Never again: access lost, monorepo deleted.
+    Stop(String),
+}
+
+impl From<reqwest::Error> for End {
+    fn from(e: reqwest::Error) -> Self {
+        End::Retry(e.to_string())
+    }
+}
+
+impl From<tungstenite::Error> for End {
+    fn from(e: tungstenite::Error) -> Self {
+        End::Retry(e.to_string())
+    }
+}
+
+impl From<git::GitError> for End {
+    fn from(e: git::GitError) -> Self {
+        End::Retry(e.to_string())
+    }
+}
+
+/// A repo's main checkouts on this machine.
+struct Checkout {
+    dirs: Vec<PathBuf>,
+    branch: String,
+}
+
+impl Follower {
+    pub async fn run(mut self) {
+        let mut backoff = Duration::from_secs(1);
+        loop {
+            let started = Instant::now();
+            match self.session().await {
+                End::Stop(why) => {
+                    tracing::warn!(monorepo = %self.monorepo, "no longer followed: {why}");
+                    self.update(|f| {
+                        f.connection = Connection::Stopped;
+                        f.error = Some(why);
+                    });
+                    return;
+                }
+                End::Retry(why) => {
+                    // A session that lived a while starts the backoff over.
+                    if started.elapsed() > BACKOFF_MAX {
+                        backoff = Duration::from_secs(1);
+                    }
+                    let wait = backoff + jitter(backoff / 2);
+                    tracing::info!(monorepo = %self.monorepo, "reconnecting in {wait:?}: {why}");
+                    self.update(|f| {
+                        f.connection = Connection::Retrying;
+                        f.error = Some(why);
+                    });
+                    tokio::time::sleep(wait).await;
+                    backoff = (backoff * 2).min(BACKOFF_MAX);
+                }
+            }
+        }
+    }
+
+    fn update(&self, change: impl FnOnce(&mut svc_protocol::daemon::Followed)) {
+        if let Ok(mut state) = self.shared.lock()
+            && let Some(f) = state.followed.get_mut(&self.key)
+        {
+            change(f);
+        }
+    }
+
+    fn path(&self) -> String {
+        format!("/v1/monorepos/{}", self.monorepo)
+    }
+
+    async fn get<T: serde::de::DeserializeOwned>(&self, token: &str, path: &str) -> Result<T, End> {
+        let response = self
+            .http
+            .get(format!("{}{}{path}", self.server, self.path()))
+            .bearer_auth(token)
+            .send()
+            .await?;
+        match response.status().as_u16() {
+            200 => Ok(response.json().await?),
+            404 => Err(End::Stop(format!(
+                "{} is gone or no longer shared with you",
+                self.monorepo
+            ))),
+            status => Err(End::Retry(format!("{path} answered {status}"))),
+        }
+    }
+
+    async fn session(&mut self) -> End {
+        match self.connect().await {
+            Ok(end) | Err(end) => end,
+        }
+    }
+
+    async fn connect(&mut self) -> Result<End, End> {
+        self.update(|f| f.connection = Connection::Connecting);
+        let token = (self.token)(&self.server).ok_or_else(|| {
+            End::Retry(format!(
+                "not signed in to {}: run svc login --server {}",
+                self.server, self.server
+            ))
+        })?;
+        let checkouts = self.checkouts(&token).await?;
+        let mut seq = self.heads(&token, &checkouts).await?;
+
+        let ws = self.server.replacen("http", "ws", 1);
+        let url = format!("{ws}{}/events?topics=main&since={seq}", self.path());
+        let mut request = url.into_client_request()?;
+        let auth = format!("Bearer {token}")
+            .parse()
+            .map_err(|_| End::Retry("the token is not a valid header".to_owned()))?;
+        request.headers_mut().insert("authorization", auth);
+        let (mut socket, _) = match tokio_tungstenite::connect_async(request).await {
+            Ok(ok) => ok,
+            Err(tungstenite::Error::Http(r)) if matches!(r.status().as_u16(), 403 | 404) => {
+                return Err(End::Stop(format!(
+                    "{} is gone or no longer shared with you",
+                    self.monorepo
+                )));
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let mut worktrees = self.worktrees.borrow_and_update().clone();
+        socket.send(hello(&self.machine, &worktrees)?).await?;
+        self.update(|f| f.worktrees = worktrees.clone());
+        tracing::info!(monorepo = %self.monorepo, seq, "connected");
+
+        let mut heads_timer = tokio::time::interval(HEADS_EVERY);
+        heads_timer.tick().await;
+        let mut ping_timer = tokio::time::interval(PING_EVERY);
+        ping_timer.tick().await;
+        loop {
+            tokio::select! {
+                frame = socket.next() => {
+                    let Some(frame) = frame else {
+                        return Ok(End::Retry("the server closed the socket".to_owned()));
+                    };
+                    match frame? {
+                        Message::Text(text) if text.as_str() == "pong" => {}
+                        Message::Text(text) => {
+                            let Ok(frame) = serde_json::from_str::<ServerFrame>(text.as_str()) else {
+                                tracing::debug!(monorepo = %self.monorepo, "unknown frame: {text}");
+                                continue;
+                            };
+                            match frame {
+                                ServerFrame::Event(event) => {
+                                    seq = seq.max(event.seq);
+                                    let moved = event.collection == "default_heads"
+                                        && matches!(event.kind.as_str(), "default_head.updated" | "push");
+                                    if moved
+                                        && let (Some(repo), Some(head)) = (&event.repo, &event.head)
+                                        && let Some(checkout) = checkouts.get(repo)
+                                    {
+                                        self.follow(repo, checkout, head).await;
+                                    }
+                                    self.update(|f| f.seq = Some(seq));
+                                }
+                                ServerFrame::Resync { seq: resync, .. } => {
+                                    let at = self.heads(&token, &checkouts).await?;
+                                    seq = at.max(resync);
+                                }
+                                ServerFrame::CaughtUp { seq: at, .. } => {
+                                    seq = seq.max(at);
+                                    self.update(|f| {
+                                        f.connection = Connection::Connected;
+                                        f.error = None;
+                                        f.seq = Some(seq);
+                                    });
+                                }
+                                ServerFrame::HelloOk(ok) => {
+                                    tracing::debug!(monorepo = %self.monorepo, "hello_ok: {ok:?}");
+                                }
+                                ServerFrame::Error { message } => {
+                                    tracing::warn!(monorepo = %self.monorepo, "server: {message}");
+                                }
+                                ServerFrame::Feed { .. } | ServerFrame::FeedResync { .. } => {}
+                            }
+                        }
+                        Message::Close(frame) => {
+                            let code = frame.as_ref().map(|f| u16::from(f.code));
+                            if matches!(code, Some(close::ACCESS_LOST | close::DELETED)) {
+                                return Err(End::Stop(match code {
+                                    Some(close::DELETED) => format!("{} was deleted", self.monorepo),
+                                    _ => format!("access to {} was lost", self.monorepo),
+                                }));
+                            }
+                            return Ok(End::Retry(format!("the server closed the socket ({code:?})")));
+                        }
+                        _ => {}
+                    }
+                }
+                changed = self.worktrees.changed() => {
+                    if changed.is_err() {
+                        return Err(End::Stop("no longer cloned here".to_owned()));
+                    }
+                    worktrees = self.worktrees.borrow_and_update().clone();
+                    socket.send(hello(&self.machine, &worktrees)?).await?;
+                    self.update(|f| f.worktrees = worktrees.clone());
+                }
+                _ = heads_timer.tick() => {
+                    let at = self.heads(&token, &checkouts).await?;
+                    seq = seq.max(at);
+                }
+                _ = ping_timer.tick() => {
+                    socket.send(Message::text("ping")).await?;
+                }
+            }
+        }
+    }
+
+    /// Each repo's main checkouts on this machine, by repo name.
+    async fn checkouts(&self, token: &str) -> Result<BTreeMap<String, Checkout>, End> {
+        let monorepo: svc_protocol::monorepo::Monorepo = self.get(token, "").await?;
+        let repos: RepoList = self.get(token, "/repos").await?;
+        let mut out = BTreeMap::new();
+        for repo in repos.items {
+            let dirs = self
+                .paths
+                .iter()
+                .map(|root| {
+                    if monorepo.kind == MonorepoKind::Repo || repo.path == "." {
+                        root.clone()
+                    } else {
+                        root.join(&repo.path)
+                    }
+                })
+                .collect();
+            out.insert(
+                repo.name,
+                Checkout {
+                    dirs,
+                    branch: repo.default_branch,
+                },
+            );
+        }
+        Ok(out)
+    }
+
+    /// Calls heads and brings every main checkout to it; answers its `seq`.
+    async fn heads(&self, token: &str, checkouts: &BTreeMap<String, Checkout>) -> Result<i64, End> {
+        let heads: Heads = self.get(token, "/heads").await?;
+        for head in &heads.heads {
+            if let (Some(sha), Some(checkout)) = (&head.head, checkouts.get(&head.repo)) {
+                self.follow(&head.repo, checkout, sha).await;
+            }
+        }
+        self.update(|f| f.seq = Some(f.seq.unwrap_or(heads.seq).max(heads.seq)));
+        Ok(heads.seq)
+    }
+
+    /// Fast-forwards one repo's checkouts to `head`, recording what happened.
+    async fn follow(&self, repo: &str, checkout: &Checkout, head: &str) {
+        for dir in &checkout.dirs {
+            if !dir.join(".git").exists() {
+                continue;
+            }
+            let path = dir.display().to_string();
+            let outcome = git::fast_forward(dir, &checkout.branch, head).await;
+            self.update(|f| f.held.retain(|h| h.path != path));
+            match outcome {
+                Ok(Outcome::Current) => {}
+                Ok(Outcome::Moved) => {
+                    tracing::info!(monorepo = %self.monorepo, repo, head, "main moved: {path}");
+                    self.update(|f| {
+                        f.last_main_move = Some(MainMove {
+                            repo: repo.to_owned(),
+                            head: head.to_owned(),
+                            at: time::OffsetDateTime::now_utc(),
+                        });
+                    });
+                }
+                Ok(Outcome::Held(reason)) => {
+                    tracing::warn!(monorepo = %self.monorepo, repo, "left {path} alone: {reason}");
+                    self.update(|f| {
+                        f.held.push(Held {
+                            repo: repo.to_owned(),
+                            path: path.clone(),
+                            reason,
+                        });
+                    });
+                }
+                Err(e) => {
+                    tracing::warn!(monorepo = %self.monorepo, repo, "{e}");
+                    self.update(|f| {
+                        f.held.push(Held {
+                            repo: repo.to_owned(),
+                            path: path.clone(),
+                            reason: e.to_string(),
+                        });
+                    });
+                }
+            }
+        }
+    }
+}
+
+fn hello(machine: &str, worktrees: &[String]) -> Result<Message, End> {
+    let frame = ClientFrame::Hello(Hello {
+        machine: Some(machine.to_owned()),
+        worktrees: worktrees.to_vec(),
+    });
+    let text = serde_json::to_string(&frame).map_err(|e| End::Retry(e.to_string()))?;
+    Ok(Message::text(text))
+}
+
+/// Up to `max` of randomness, so many daemons do not reconnect in step.
+fn jitter(max: Duration) -> Duration {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    max.mul_f64(f64::from(nanos % 1000) / 1000.0)
+}

@@ -1,0 +1,397 @@
+//! The machine daemon end to end: two sealed machines, each with its own `svc daemon run`,
+//! following one monorepo on a real server with real git.
+
+#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+use svc_tests::git::{Git, all_output};
+use svc_tests::machine::Machine;
+use svc_tests::{KillOnDrop, TestApp, expect_json};
+
+const M: &str = "/v1/monorepos/ann/mono";
+/// A hang guard, not a measurement.
+const WAIT: Duration = Duration::from_secs(20);
+
+struct World {
+    app: TestApp,
+    token: String,
+    seed: Git,
+}
+
+/// ann's monorepo `mono` with repo `api`, main pushed once.
+async fn world() -> World {
+    let app = TestApp::start().await;
+    let token = app
+        .bootstrap(json!({"email": "ann@example.com"}))
+        .await
+        .credential
+        .token;
+    app.monorepo(&token, json!({"name": "mono"})).await;
+    let url = app.repo(&token, "ann/mono", "api").await["clone_url"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let seed = Git::new(&token);
+    seed.ok(seed.home.path(), &["clone", "-q", &url, "api"]);
+    seed.commit(&seed.path("api"), "base", &[("a.txt", b"a\n")]);
+    seed.ok(&seed.path("api"), &["push", "-q", "origin", "main"]);
+    World { app, token, seed }
+}
+
+/// A machine with `ann/mono` cloned and its daemon running as `name`.
+struct Laptop {
+    m: Machine,
+    env: Vec<(&'static str, String)>,
+    daemon: Option<KillOnDrop>,
+}
+
+impl Laptop {
+    fn new(w: &World, name: &str) -> Laptop {
+        let m = Machine::new();
+        let env = vec![
+            ("SVC_TOKEN", w.token.clone()),
+            ("SVC_SERVER", w.app.base.clone()),
+            ("SVC_MACHINE", name.to_owned()),
+        ];
+        let b = Laptop {
+            m,
+            env,
+            daemon: None,
+        };
+        let out = b.svc(&["clone", "ann/mono"]);
+        assert!(out.status.success(), "{}", all_output(&out));
+        b
+    }
+
+    fn command(&self, args: &[&str]) -> std::process::Command {
+        let mut cmd = self.m.svc(args);
+        for (k, v) in &self.env {
+            cmd.env(k, v);
+        }
+        cmd
+    }
+
+    fn svc(&self, args: &[&str]) -> std::process::Output {
+        self.command(args).output().unwrap()
+    }
+
+    fn start(&mut self) {
+        let child = self
+            .command(&["daemon", "run"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        self.daemon = Some(KillOnDrop(child));
+    }
+
+    fn api(&self) -> std::path::PathBuf {
+        self.m.home.path().join("mono/api")
+    }
+
+    fn head(&self) -> String {
+        self.m
+            .git(&self.api(), &["rev-parse", "HEAD"])
+            .trim()
+            .to_owned()
+    }
+
+    /// `svc daemon status --json`, or None before the daemon answers.
+    fn status(&self) -> Option<Value> {
+        let out = self.svc(&["daemon", "status", "--json"]);
+        assert!(out.status.success(), "{}", all_output(&out));
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["running"].as_bool().unwrap().then_some(v)
+    }
+
+    fn log(&self) -> String {
+        std::fs::read_to_string(
+            self.m
+                .home
+                .path()
+                .join(".local/share/svc/daemon/daemon.log"),
+        )
+        .unwrap_or_default()
+    }
+}
+
+/// Polls `check` until it holds, failing with `what` after WAIT.
+async fn until(what: &str, mut check: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !check() {
+        assert!(start.elapsed() < WAIT, "timed out waiting for {what}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+fn connected(b: &Laptop) -> bool {
+    b.status().is_some_and(|s| {
+        s["monorepos"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["monorepo"] == "ann/mono" && m["connection"] == "connected")
+    })
+}
+
+/// Pushes a branch from the seed and merges it on the server; answers the new main head.
+async fn merge(w: &World, branch: &str) -> String {
+    let api = w.seed.path("api");
+    w.seed.ok(&api, &["fetch", "-q", "origin", "main"]);
+    w.seed
+        .ok(&api, &["checkout", "-q", "-B", branch, "origin/main"]);
+    w.seed
+        .commit(&api, branch, &[(&format!("{branch}.txt"), b"x\n")]);
+    w.seed.ok(&api, &["push", "-q", "origin", branch]);
+    let r = w
+        .app
+        .as_user(
+            Method::POST,
+            &format!("{M}/repos/api/branches/{branch}/merge"),
+            &w.token,
+        )
+        .send()
+        .await
+        .unwrap();
+    let body: Value = expect_json(r, StatusCode::OK).await;
+    body["sha"].as_str().unwrap().to_owned()
+}
+
+fn dirty(path: &Path) {
+    std::fs::write(path.join("a.txt"), "local edit\n").unwrap();
+}
+
+#[tokio::test]
+async fn two_machines_follow_main_and_leave_dirty_trees_alone() {
+    let w = world().await;
+    let mut a = Laptop::new(&w, "box-a");
+    let mut b = Laptop::new(&w, "box-b");
+    assert!(a.status().is_none(), "no daemon yet");
+    a.start();
+    b.start();
+    until("both daemons connected", || connected(&a) && connected(&b)).await;
+
+    // One daemon per machine.
+    let out = a.svc(&["daemon", "run"]);
+    assert_eq!(out.status.code(), Some(1), "{}", all_output(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("already running"),
+        "{}",
+        all_output(&out)
+    );
+    let out = a.svc(&["daemon", "start"]);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("already running"),
+        "{}",
+        all_output(&out)
+    );
+
+    let head = merge(&w, "one").await;
+    until("both mains at the merge", || {
+        a.head() == head && b.head() == head
+    })
+    .await;
+    let status = a.status().unwrap();
+    let followed = &status["monorepos"][0];
+    assert_eq!(followed["server"], w.app.base.as_str());
+    assert_eq!(followed["last_main_move"]["repo"], "api");
+    assert_eq!(followed["last_main_move"]["head"], head.as_str());
+    assert!(status["pid"].as_u64().is_some());
+    assert_eq!(status["machine"], "box-a");
+
+    // Both machines show as connected; B's dirty checkout is left alone.
+    let machines = w.app.get_json(&w.token, &format!("{M}/machines")).await;
+    let names: Vec<(&str, bool)> = machines["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["machine"].as_str().unwrap(),
+                m["connected"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    assert!(names.contains(&("box-a", true)), "{machines}");
+    assert!(names.contains(&("box-b", true)), "{machines}");
+    dirty(&b.api());
+    let next = merge(&w, "two").await;
+    until("A at the second merge", || a.head() == next).await;
+    until("B reports its checkout held", || {
+        b.status().is_some_and(|s| {
+            s["monorepos"][0]["held"]
+                .as_array()
+                .is_some_and(|h| h.iter().any(|h| h["reason"] == "local changes"))
+        })
+    })
+    .await;
+    assert_eq!(b.head(), head, "a dirty tree is not touched");
+    assert_eq!(
+        std::fs::read_to_string(b.api().join("a.txt")).unwrap(),
+        "local edit\n"
+    );
+
+    // Stopping A's daemon disconnects its machine.
+    let out = a.svc(&["daemon", "stop"]);
+    assert!(out.status.success(), "{}", all_output(&out));
+    assert!(a.status().is_none());
+    assert!(a.log().contains("daemon started"), "{}", a.log());
+    let start = Instant::now();
+    loop {
+        let machines = w.app.get_json(&w.token, &format!("{M}/machines")).await;
+        let gone = machines["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["machine"] == "box-a" && m["connected"] == false);
+        if gone {
+            break;
+        }
+        assert!(start.elapsed() < WAIT, "box-a still connected: {machines}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    drop(b.daemon.take());
+}
+
+#[tokio::test]
+async fn a_restarted_server_is_followed_without_missing_a_move() {
+    let mut w = world().await;
+    let mut a = Laptop::new(&w, "box-a");
+    a.start();
+    until("connected", || connected(&a)).await;
+    let first = merge(&w, "one").await;
+    until("main at the first merge", || a.head() == first).await;
+
+    w.app.restart().await;
+    // Made before the daemon's reconnect (its backoff starts at a second).
+    let moved = merge(&w, "while-away").await;
+    until("main at the merge made while disconnected", || {
+        a.head() == moved
+    })
+    .await;
+    until("connected again", || connected(&a)).await;
+}
+
+/// box-a's row in `GET {m}/machines`.
+async fn machine_row(w: &World, name: &str) -> Option<Value> {
+    let machines = w.app.get_json(&w.token, &format!("{M}/machines")).await;
+    machines["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["machine"] == name)
+        .cloned()
+}
+
+#[tokio::test]
+async fn worktrees_are_announced_and_carry_trailers() {
+    let w = world().await;
+    let mut a = Laptop::new(&w, "box-a");
+    a.start();
+    until("connected", || connected(&a)).await;
+
+    let out = a.svc(&["worktree", "add", "api", "feature/x", "--json"]);
+    assert!(out.status.success(), "{}", all_output(&out));
+    let made: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let id = made["id"].as_str().unwrap().to_owned();
+    assert!(id.starts_with("wt-") && id.len() == 11, "{made}");
+    let path = std::path::PathBuf::from(made["path"].as_str().unwrap());
+    assert_eq!(made["branch"], "feature/x");
+
+    let start = Instant::now();
+    loop {
+        let row = machine_row(&w, "box-a").await;
+        if row
+            .as_ref()
+            .is_some_and(|r| r["connected"] == true && r["worktrees"] == json!([id.as_str()]))
+        {
+            break;
+        }
+        assert!(start.elapsed() < WAIT, "worktree not announced: {row:?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let reported = w.app.get_json(&w.token, &format!("{M}/worktrees")).await;
+    assert_eq!(reported["items"][0]["id"], id.as_str(), "{reported}");
+    assert_eq!(reported["items"][0]["branch"], "feature/x");
+
+    // Commits there carry the trailers; the main checkout's do not.
+    std::fs::write(path.join("f.txt"), "f\n").unwrap();
+    a.m.git(&path, &["add", "f.txt"]);
+    a.m.git(&path, &["commit", "-q", "-m", "feature"]);
+    let trailers = a.m.git(&path, &["log", "-1", "--format=%(trailers)"]);
+    assert!(
+        trailers.contains(&format!("Svc-Worktree: {id}")),
+        "{trailers}"
+    );
+    assert!(trailers.contains("Svc-Machine: box-a"), "{trailers}");
+    assert_eq!(
+        a.m.git(&path, &["rev-parse", "--abbrev-ref", "HEAD"])
+            .trim(),
+        "feature/x"
+    );
+    std::fs::write(a.api().join("m.txt"), "m\n").unwrap();
+    a.m.git(&a.api(), &["add", "m.txt"]);
+    a.m.git(&a.api(), &["commit", "-q", "-m", "on main"]);
+    let trailers = a.m.git(&a.api(), &["log", "-1", "--format=%(trailers)"]);
+    assert!(trailers.trim().is_empty(), "{trailers}");
+
+    let listed = a.svc(&["worktree", "list", "--json"]);
+    let listed: Value = serde_json::from_slice(&listed.stdout).unwrap();
+    assert_eq!(listed[&id]["repo"], "api", "{listed}");
+
+    let out = a.svc(&["worktree", "remove", &id, "--force"]);
+    assert!(out.status.success(), "{}", all_output(&out));
+    assert!(!path.exists());
+    let start = Instant::now();
+    loop {
+        let row = machine_row(&w, "box-a").await;
+        if row.as_ref().is_some_and(|r| r["worktrees"] == json!([])) {
+            break;
+        }
+        assert!(start.elapsed() < WAIT, "worktree still announced: {row:?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let reported = w.app.get_json(&w.token, &format!("{M}/worktrees")).await;
+    assert_eq!(reported["items"], json!([]), "{reported}");
+}
+
+/// Stops a daemon `svc daemon start` detached, even when the test fails.
+struct StopOnDrop<'a>(&'a Machine);
+
+impl Drop for StopOnDrop<'_> {
+    fn drop(&mut self) {
+        let _ = self.0.run(&["daemon", "stop"]);
+    }
+}
+
+#[test]
+fn start_status_stop() {
+    let m = Machine::new();
+    let out = m.ok(&["daemon", "status"]);
+    assert!(out.contains("not running"), "{out}");
+    let _guard = StopOnDrop(&m);
+    let out = m.ok(&["daemon", "start"]);
+    assert!(out.starts_with("Started the svc daemon (pid "), "{out}");
+    let out = m.ok(&["daemon", "start"]);
+    assert!(
+        out.starts_with("The svc daemon is already running"),
+        "{out}"
+    );
+    let status: Value = serde_json::from_str(&m.ok(&["daemon", "status", "--json"])).unwrap();
+    assert_eq!(status["running"], true);
+    assert_eq!(status["protocol"], 1);
+    assert_eq!(status["monorepos"], json!([]));
+    let out = m.ok(&["daemon", "status"]);
+    assert!(out.contains("No monorepo cloned"), "{out}");
+    assert_eq!(m.ok(&["daemon", "stop"]).trim(), "Stopped the svc daemon");
+    let status: Value = serde_json::from_str(&m.ok(&["daemon", "status", "--json"])).unwrap();
+    assert_eq!(status, json!({"running": false}));
+    assert_eq!(
+        m.ok(&["daemon", "stop"]).trim(),
+        "The svc daemon is not running"
+    );
+}
