@@ -5,6 +5,7 @@ mod commands;
 mod config;
 mod credstore;
 mod error;
+mod meta_sync;
 mod target;
 mod terminal;
 mod workdir;

@@ -21,4 +21,7 @@ pub struct ErrorBody {
     /// The Checks object a refused merge or release was judged by.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub checks: Option<crate::branch::Checks>,
+    /// The current version a stale `base` lost against (409 `edited`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub current: Option<String>,
 }

@@ -10,6 +10,7 @@ pub mod error;
 pub mod event;
 pub mod feed;
 pub mod login;
+pub mod meta;
 pub mod monorepo;
 pub mod needs;
 pub mod presence;

@@ -17,6 +17,8 @@ pub struct ApiError {
     pub paths: Option<Vec<String>>,
     /// The Checks object a refused merge was judged by.
     pub checks: Option<Box<Checks>>,
+    /// The current version, for 409 `edited`.
+    pub current: Option<String>,
 }
 
 pub type ApiResult<T> = Result<T, ApiError>;
@@ -33,6 +35,7 @@ impl ApiError {
             message: message.into(),
             paths: None,
             checks: None,
+            current: None,
         }
     }
 
@@ -41,6 +44,10 @@ impl ApiError {
             paths: Some(paths),
             ..self
         }
+    }
+
+    pub fn with_current(self, current: Option<String>) -> Self {
+        Self { current, ..self }
     }
 
     pub fn with_checks(self, checks: Checks) -> Self {
@@ -94,6 +101,7 @@ impl IntoResponse for ApiError {
                 message: self.message,
                 paths: self.paths,
                 checks: self.checks.map(|c| *c),
+                current: self.current,
             },
         };
         (self.status, axum::Json(body)).into_response()

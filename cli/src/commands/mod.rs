@@ -10,10 +10,12 @@ pub mod daemon;
 pub mod git_credential;
 pub mod login;
 pub mod logout;
+pub mod meta;
 pub mod monorepo;
 pub mod repo;
 pub mod review;
 pub mod status;
+pub mod sync;
 pub mod worktree;
 
 use clap::{Parser, Subcommand};
@@ -62,6 +64,10 @@ pub enum Command {
     #[command(subcommand)]
     Status(status::Command),
     Checks(checks::Args),
+    Sync(sync::Args),
+    /// The older name of `svc sync`, still accepted
+    #[command(subcommand, hide = true)]
+    Meta(meta::Command),
     Completions(completions::Args),
     #[command(subcommand)]
     Daemon(daemon::Command),
@@ -84,6 +90,8 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Review(args) => review::run(g, &args),
         Command::Status(cmd) => status::run(g, cmd),
         Command::Checks(args) => checks::run(g, &args),
+        Command::Sync(args) => sync::run(g, &args),
+        Command::Meta(cmd) => meta::run(g, cmd),
         Command::Daemon(cmd) => daemon::run(g, cmd),
         Command::Worktree(cmd) => worktree::run(g, cmd),
         Command::Completions(args) => completions::run(&args, &mut std::io::stdout().lock()),

@@ -4,6 +4,7 @@ pub mod diff;
 pub mod door;
 pub mod last_commits;
 pub mod merge;
+pub mod meta;
 mod pkt;
 pub mod read;
 pub mod record;

@@ -85,6 +85,29 @@ pub async fn record_with(
     actor: &Actor,
     seed: Option<&Seed>,
 ) -> Result<Recorded, Error> {
+    record_inner(store, data_dir, repo_id, actor, seed, Vec::new()).await
+}
+
+/// The same, writing `extra` events (made by the caller's ref move) in the same
+/// transaction, after the ref events.
+pub async fn record_and(
+    store: &Store,
+    data_dir: &Path,
+    repo_id: &str,
+    actor: &Actor,
+    extra: Vec<Pending>,
+) -> Result<Recorded, Error> {
+    record_inner(store, data_dir, repo_id, actor, None, extra).await
+}
+
+async fn record_inner(
+    store: &Store,
+    data_dir: &Path,
+    repo_id: &str,
+    actor: &Actor,
+    seed: Option<&Seed>,
+    extra: Vec<Pending>,
+) -> Result<Recorded, Error> {
     let mut tx = store.begin().await?;
     let Some(repo) = repos::lock(tx.h(), repo_id).await? else {
         return Ok(Recorded::default());
@@ -240,6 +263,7 @@ pub async fn record_with(
             body,
         ));
     }
+    pending.extend(extra);
     for (kind, collection, key, op, body) in &pending {
         let event = events::NewEvent {
             monorepo_id: &monorepo.id,
@@ -277,7 +301,7 @@ async fn is_ancestor(dir: &Path, ancestor: &str, tip: &str) -> Result<bool, Erro
 }
 
 /// An event to write: kind, collection, key, op and its JSON body.
-type Pending = (
+pub type Pending = (
     &'static str,
     &'static str,
     String,

@@ -11,6 +11,7 @@ pub mod events;
 mod health;
 mod members;
 mod merge;
+mod meta;
 mod monorepos;
 mod needs;
 mod presence;
@@ -105,6 +106,11 @@ pub fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(presence::machines))
         .routes(routes!(presence::list))
         .routes(routes!(presence::put, presence::remove))
+        .routes(routes!(meta::files))
+        .routes(routes!(meta::missing))
+        .routes(routes!(meta::put_blob))
+        .routes(routes!(meta::save))
+        .routes(routes!(meta::history))
 }
 
 /// Raw file routes, outside `/v1`.

@@ -196,3 +196,20 @@ pub async fn by_seqs(h: H<'_>, monorepo_id: &str, seqs: &[i64]) -> Result<Vec<Ev
         q.fetch_all(c).await?
     }))
 }
+
+/// `meta.saved` events before `before`, newest first, of one path when `path` is not
+/// empty.
+pub async fn meta_history(
+    h: H<'_>,
+    monorepo_id: &str,
+    path: &str,
+    before: i64,
+    limit: i64,
+) -> Result<Vec<EventRow>> {
+    Ok(on!(h, c => sqlx::query_as(
+        "SELECT seq, kind, repo, collection, key, op, body, at FROM events
+         WHERE monorepo_id = $1 AND kind = 'meta.saved' AND seq < $2 AND ($3 = '' OR key = $3)
+         ORDER BY seq DESC LIMIT $4",
+    )
+    .bind(monorepo_id).bind(before).bind(path).bind(limit).fetch_all(c).await?))
+}

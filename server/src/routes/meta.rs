@@ -1,0 +1,545 @@
+//! The meta layer's routes (outside the specification; routes.md, "Meta layer"): the
+//! live `.svc/` files with their SHA-256, content-addressed uploads, and saves that
+//! commit to the meta repo's main by compare-and-swap against a base version.
+
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode, header};
+use futures_util::StreamExt;
+use serde_json::json;
+use sha2::{Digest, Sha256};
+use svc_protocol::ApiErrorBody;
+use svc_protocol::meta::{
+    BlobQuery, MetaFiles, MetaHistory, MetaHistoryEntry, MetaSavedRow, MissingBlobs, SaveRequest,
+    SaveResult, StoredBlob,
+};
+use tokio::io::AsyncWriteExt;
+
+use super::repos::resolve;
+use crate::app::AppState;
+use crate::auth::Caller;
+use crate::authz::Need;
+use crate::error::{ApiError, ApiResult};
+use crate::extract::{Agent, Json, Path, Query};
+use crate::git::merge::{self, Person};
+use crate::git::meta::{Change, Saved};
+use crate::git::read::Repo;
+use crate::git::record::{self, Actor, Pending};
+use crate::git::storage;
+use crate::store::repos::RepoRow;
+use crate::store::{events, time_of, users};
+
+/// Largest shared meta file (Limits: "Shared meta files: up to 100 MB").
+pub const FILE_MAX: u64 = 100_000_000;
+/// Digests one `missing` call or paths one save may name.
+const BATCH_MAX: usize = 10_000;
+const PATH_MAX: usize = 1024;
+const MACHINE_MAX: usize = 64;
+/// History entries a page.
+const HISTORY_PAGE: i64 = 50;
+/// Times a save is redone when main moved under it (another process saved).
+const ATTEMPTS: usize = 5;
+
+type MonorepoPath = Path<(String, String)>;
+
+/// The meta repo of `{owner}/{monorepo}`; a plain repo has none (404).
+async fn meta_repo(
+    state: &AppState,
+    caller: &Caller,
+    owner: &str,
+    name: &str,
+    need: Need,
+) -> ApiResult<RepoRow> {
+    let mut conn = state.store.read().await?;
+    let (_, repo) = resolve(conn.h(), caller, (owner, name, "meta"), need).await?;
+    if !repo.is_meta {
+        return Err(ApiError::not_found("meta layer"));
+    }
+    Ok(repo)
+}
+
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+) -> ApiResult<T> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(ApiError::internal)?
+}
+
+fn is_sha256(s: &str) -> bool {
+    s.len() == 64 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+fn bad_sha256(s: &str) -> ApiError {
+    ApiError::bad_request(
+        "bad_request",
+        format!("{s:?} is not a SHA-256 in 64 lower-case hex digits"),
+    )
+}
+
+/// A path relative to `.svc/`: no leading `/`, no empty, `.` or `..` part, no `.git`.
+fn check_path(path: &str) -> ApiResult<()> {
+    let ok = !path.is_empty()
+        && path.len() <= PATH_MAX
+        && !path.chars().any(|c| c.is_control() || c == '\\')
+        && path
+            .split('/')
+            .all(|p| !matches!(p, "" | "." | "..") && !p.eq_ignore_ascii_case(".git"));
+    if ok {
+        Ok(())
+    } else {
+        Err(ApiError::bad_request(
+            "bad_path",
+            format!(
+                "{path:?} must be a relative path inside .svc/ without '..', '.git' or a leading '/'"
+            ),
+        ))
+    }
+}
+
+/// The live meta layer: every `.svc/` file on the meta repo's main with its SHA-256.
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/meta/files", tag = "meta",
+    params(("owner" = String, Path), ("monorepo" = String, Path)),
+    responses((status = 200, body = MetaFiles), (status = 404, body = ApiErrorBody)))]
+pub async fn files(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path((owner, name)): MonorepoPath,
+) -> ApiResult<Json<MetaFiles>> {
+    let repo = meta_repo(&state, &caller, &owner, &name, Need::Read).await?;
+    let Some(version) = repo.default_head.clone() else {
+        return Ok(Json(MetaFiles {
+            version: None,
+            files: Vec::new(),
+        }));
+    };
+    let dir = storage::repo_dir(&state.config.data_dir, &repo.id);
+    let files = blocking(move || {
+        let git = Repo::open(&dir)?;
+        let commit = git
+            .commit_exists(&version)?
+            .ok_or_else(|| ApiError::internal(format!("meta main {version} is missing")))?;
+        Ok(MetaFiles {
+            version: Some(version),
+            files: git.meta_files(commit)?,
+        })
+    })
+    .await?;
+    Ok(Json(files))
+}
+
+/// The contents (by SHA-256) the server lacks: upload those before saving.
+#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/meta/blobs/missing", tag = "meta",
+    params(("owner" = String, Path), ("monorepo" = String, Path)), request_body = BlobQuery,
+    responses((status = 200, body = MissingBlobs), (status = 400, body = ApiErrorBody), (status = 404, body = ApiErrorBody)))]
+pub async fn missing(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path((owner, name)): MonorepoPath,
+    Json(body): Json<BlobQuery>,
+) -> ApiResult<Json<MissingBlobs>> {
+    let repo = meta_repo(&state, &caller, &owner, &name, Need::Write).await?;
+    if body.sha256.len() > BATCH_MAX {
+        return Err(ApiError::bad_request(
+            "bad_request",
+            format!("at most {BATCH_MAX} digests a call"),
+        ));
+    }
+    if let Some(bad) = body.sha256.iter().find(|s| !is_sha256(s)) {
+        return Err(bad_sha256(bad));
+    }
+    let dir = storage::repo_dir(&state.config.data_dir, &repo.id);
+    let missing = blocking(move || {
+        let git = Repo::open(&dir)?;
+        let mut missing = Vec::new();
+        for sha in body.sha256 {
+            if git.meta_blob(&sha)?.is_none() && !missing.contains(&sha) {
+                missing.push(sha);
+            }
+        }
+        Ok(missing)
+    })
+    .await?;
+    Ok(Json(MissingBlobs { missing }))
+}
+
+/// Uploads one content, named by its SHA-256; the raw bytes are the body (at most
+/// 100,000,000, with `Content-Length`).
+#[utoipa::path(put, path = "/v1/monorepos/{owner}/{monorepo}/meta/blobs/{sha256}", tag = "meta",
+    params(("owner" = String, Path), ("monorepo" = String, Path), ("sha256" = String, Path)),
+    request_body(content = Vec<u8>, content_type = "application/octet-stream"),
+    responses((status = 200, body = StoredBlob), (status = 411, description = "no Content-Length"),
+        (status = 413, body = ApiErrorBody, description = "too_large"),
+        (status = 422, body = ApiErrorBody, description = "sha256_mismatch")))]
+pub async fn put_blob(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path((owner, name, sha256)): Path<(String, String, String)>,
+    headers: HeaderMap,
+    body: Body,
+) -> ApiResult<Json<StoredBlob>> {
+    let repo = meta_repo(&state, &caller, &owner, &name, Need::Write).await?;
+    if !is_sha256(&sha256) {
+        return Err(bad_sha256(&sha256));
+    }
+    let length = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok())
+        .ok_or_else(|| {
+            ApiError::new(
+                StatusCode::LENGTH_REQUIRED,
+                "length_required",
+                "an upload needs Content-Length",
+            )
+        })?;
+    let too_large = || {
+        ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "too_large",
+            format!("a shared meta file is at most {FILE_MAX} bytes"),
+        )
+    };
+    if length > FILE_MAX {
+        return Err(too_large());
+    }
+    let dir = storage::repo_dir(&state.config.data_dir, &repo.id);
+    let tmp_dir = dir.join("svc-meta").join("tmp");
+    tokio::fs::create_dir_all(&tmp_dir)
+        .await
+        .map_err(ApiError::internal)?;
+    let tmp = TempFile(tmp_dir.join(format!("upload-{}", hex::encode(random_bytes()?))));
+    let mut file = tokio::fs::File::create(&tmp.0)
+        .await
+        .map_err(ApiError::internal)?;
+    let mut hasher = Sha256::new();
+    let mut size: u64 = 0;
+    let mut stream = body.into_data_stream();
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk.map_err(|e| {
+            ApiError::bad_request("bad_request", format!("the upload broke off: {e}"))
+        })?;
+        size += chunk.len() as u64;
+        if size > length || size > FILE_MAX {
+            return Err(too_large());
+        }
+        hasher.update(&chunk);
+        file.write_all(&chunk).await.map_err(ApiError::internal)?;
+    }
+    file.flush().await.map_err(ApiError::internal)?;
+    drop(file);
+    let digest = hex::encode(hasher.finalize());
+    if digest != sha256 {
+        return Err(ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "sha256_mismatch",
+            format!("the content's SHA-256 is {digest}, not {sha256}"),
+        ));
+    }
+    let blob = {
+        let (path, sha256) = (tmp.0.clone(), sha256.clone());
+        blocking(move || Ok(Repo::open(&dir)?.store_meta_blob(&path, size, &sha256)?)).await?
+    };
+    Ok(Json(StoredBlob {
+        sha256,
+        blob: blob.to_string(),
+        size,
+    }))
+}
+
+fn random_bytes() -> ApiResult<[u8; 12]> {
+    let mut bytes = [0u8; 12];
+    getrandom::fill(&mut bytes).map_err(ApiError::internal)?;
+    Ok(bytes)
+}
+
+/// An upload's temp file, removed however the upload ends.
+struct TempFile(std::path::PathBuf);
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// Saves changed `.svc/` paths as one commit on the meta repo's main. When main moved
+/// since `base`, paths main left alone are still saved, but a path main changed too
+/// answers 409 `edited` (with `paths` and `current`) and nothing is written.
+#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/meta/saves", tag = "meta",
+    params(("owner" = String, Path), ("monorepo" = String, Path)), request_body = SaveRequest,
+    responses((status = 200, body = SaveResult), (status = 400, body = ApiErrorBody),
+        (status = 404, body = ApiErrorBody),
+        (status = 409, body = ApiErrorBody, description = "edited (with `paths` and `current`)"),
+        (status = 422, body = ApiErrorBody, description = "missing_blob (with `paths`): upload first")))]
+pub async fn save(
+    State(state): State<AppState>,
+    caller: Caller,
+    Agent(agent): Agent,
+    Path((owner, name)): MonorepoPath,
+    Json(body): Json<SaveRequest>,
+) -> ApiResult<Json<SaveResult>> {
+    let repo = meta_repo(&state, &caller, &owner, &name, Need::Write).await?;
+    if body.changes.len() > BATCH_MAX {
+        return Err(ApiError::bad_request(
+            "bad_request",
+            format!("at most {BATCH_MAX} paths a save"),
+        ));
+    }
+    let mut seen = std::collections::HashSet::new();
+    for change in &body.changes {
+        check_path(&change.path)?;
+        if !seen.insert(change.path.as_str()) {
+            return Err(ApiError::bad_request(
+                "bad_request",
+                format!("{} is named twice", change.path),
+            ));
+        }
+        if let Some(sha) = change.sha256.as_deref().filter(|s| !is_sha256(s)) {
+            return Err(bad_sha256(sha));
+        }
+    }
+    let machine = body
+        .machine
+        .clone()
+        .map(|m| m.trim().to_owned())
+        .unwrap_or_else(|| caller.credential_name.clone());
+    if machine.is_empty()
+        || machine.chars().count() > MACHINE_MAX
+        || machine.chars().any(char::is_control)
+    {
+        return Err(ApiError::bad_request(
+            "bad_request",
+            format!("machine must be 1 to {MACHINE_MAX} printable characters"),
+        ));
+    }
+    let user = {
+        let mut conn = state.store.read().await?;
+        users::by_id(conn.h(), &caller.user_id)
+            .await?
+            .ok_or_else(|| ApiError::unauthorized("unknown user"))?
+    };
+    let author = Person {
+        name: user
+            .name
+            .clone()
+            .filter(|n| !n.trim().is_empty())
+            .unwrap_or_else(|| user.login.clone()),
+        email: user
+            .email
+            .clone()
+            .unwrap_or_else(|| format!("{}@users.noreply", user.login)),
+    };
+    let committer = Person {
+        name: "svc".into(),
+        email: format!(
+            "svc@{}",
+            state.config.base_url.host_str().unwrap_or("localhost")
+        ),
+    };
+    let mut message = format!(
+        "Save .svc/ from {machine}\n\n{}\n\nSvc-Machine: {machine}\n",
+        body.changes
+            .iter()
+            .map(|c| c.path.as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    if let Some(agent) = &agent {
+        message.push_str(&format!("Svc-Agent: {agent}\n"));
+    }
+    let dir = storage::repo_dir(&state.config.data_dir, &repo.id);
+    let lock = state.merge_lock(&repo.id);
+    let _one_at_once = lock.lock().await;
+    for _ in 0..ATTEMPTS {
+        let made = {
+            let (dir, base, wanted) = (dir.clone(), body.base.clone(), body.changes.clone());
+            let (author, committer, message) = (author.clone(), committer.clone(), message.clone());
+            blocking(move || {
+                let git = Repo::open(&dir)?;
+                let main = git
+                    .branch_heads()?
+                    .into_iter()
+                    .find(|(n, _)| n == "main")
+                    .map(|(_, id)| id);
+                let base = match base.as_deref() {
+                    None => None,
+                    Some(b) => Some(git.commit_exists(b)?.ok_or_else(|| {
+                        ApiError::bad_request(
+                            "bad_base",
+                            format!("base {b} is not a version of this meta layer"),
+                        )
+                    })?),
+                };
+                let mut changes = Vec::new();
+                let mut unknown = Vec::new();
+                for c in wanted {
+                    let blob = match c.sha256.as_deref() {
+                        None => None,
+                        Some(sha) => match git.meta_blob(sha)? {
+                            Some(id) => Some(id),
+                            None => {
+                                unknown.push(c.path.clone());
+                                None
+                            }
+                        },
+                    };
+                    changes.push(Change { path: c.path, blob });
+                }
+                if !unknown.is_empty() {
+                    return Err(ApiError::new(
+                        StatusCode::UNPROCESSABLE_ENTITY,
+                        "missing_blob",
+                        format!("upload the content of {} first", unknown.join(", ")),
+                    )
+                    .with_paths(unknown));
+                }
+                let saved = git.meta_save(main, base, &changes, &author, &committer, &message)?;
+                let sizes = match &saved {
+                    Saved::Commit { changes, .. } => changes
+                        .iter()
+                        .map(|c| c.blob.map(|b| git.meta_size(b)).transpose())
+                        .collect::<Result<Vec<_>, _>>()?,
+                    _ => Vec::new(),
+                };
+                Ok((main, saved, sizes))
+            })
+            .await?
+        };
+        let (main, saved, sizes) = made;
+        let (id, changes, first) = match saved {
+            Saved::Edited(paths) => {
+                return Err(ApiError::conflict(
+                    "edited",
+                    format!(
+                        "changed on the server since your last sync: {}",
+                        paths.join(", ")
+                    ),
+                )
+                .with_paths(paths)
+                .with_current(main.map(|m| m.to_string())));
+            }
+            Saved::Unchanged => {
+                return Ok(Json(SaveResult {
+                    version: main.map(|m| m.to_string()),
+                    saved: Vec::new(),
+                }));
+            }
+            Saved::Commit { id, changes, first } => (id, changes, first),
+        };
+        let moved = {
+            let dir = dir.clone();
+            tokio::task::spawn_blocking(move || {
+                let git = Repo::open(&dir)?;
+                match main {
+                    Some(old) => git.update_ref("refs/heads/main", old, id),
+                    None => git.create_ref("refs/heads/main", id),
+                }
+            })
+            .await
+            .map_err(ApiError::internal)?
+        };
+        match moved {
+            Ok(()) => {}
+            Err(merge::Error::RefMoved(_) | merge::Error::RefExists(_)) => continue,
+            Err(e) => return Err(e.into()),
+        }
+        let by_path: std::collections::HashMap<&str, Option<&str>> = body
+            .changes
+            .iter()
+            .map(|c| (c.path.as_str(), c.sha256.as_deref()))
+            .collect();
+        let events: Vec<Pending> = if first {
+            Vec::new()
+        } else {
+            changes
+                .iter()
+                .zip(&sizes)
+                .map(|(c, size)| {
+                    let row = MetaSavedRow {
+                        path: c.path.clone(),
+                        sha256: by_path
+                            .get(c.path.as_str())
+                            .copied()
+                            .flatten()
+                            .map(str::to_owned),
+                        size: *size,
+                        version: id.to_string(),
+                        machine: Some(machine.clone()),
+                        actor: caller.login.clone(),
+                    };
+                    let body = json!({"row": row, "actor": caller.login, "agent": agent});
+                    ("meta.saved", "meta_files", c.path.clone(), "upsert", body)
+                })
+                .collect()
+        };
+        let actor = Actor {
+            login: Some(caller.login.clone()),
+            agent: agent.clone(),
+        };
+        record::record_and(
+            &state.store,
+            &state.config.data_dir,
+            &repo.id,
+            &actor,
+            events,
+        )
+        .await
+        .map_err(ApiError::internal)?;
+        return Ok(Json(SaveResult {
+            version: Some(id.to_string()),
+            saved: changes.into_iter().map(|c| c.path).collect(),
+        }));
+    }
+    Err(ApiError::conflict(
+        "main_moved",
+        "the meta layer kept moving while saving; try again",
+    ))
+}
+
+#[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
+pub struct HistoryQuery {
+    /// One path (relative to `.svc/`); every path by default.
+    path: Option<String>,
+    /// The `next_cursor` of the previous page.
+    cursor: Option<String>,
+}
+
+/// The meta layer's history: `meta.saved` entries, newest first, 50 a page.
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/meta/history", tag = "meta",
+    params(("owner" = String, Path), ("monorepo" = String, Path), HistoryQuery),
+    responses((status = 200, body = MetaHistory), (status = 400, body = ApiErrorBody), (status = 404, body = ApiErrorBody)))]
+pub async fn history(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path((owner, name)): MonorepoPath,
+    Query(q): Query<HistoryQuery>,
+) -> ApiResult<Json<MetaHistory>> {
+    let repo = meta_repo(&state, &caller, &owner, &name, Need::Read).await?;
+    let before = match q.cursor.as_deref() {
+        None => i64::MAX,
+        Some(c) => c.parse::<i64>().map_err(|_| {
+            ApiError::bad_request("bad_cursor", "cursor is not one this route gave")
+        })?,
+    };
+    let path = q.path.unwrap_or_default();
+    let rows = {
+        let mut conn = state.store.read().await?;
+        events::meta_history(conn.h(), &repo.monorepo_id, &path, before, HISTORY_PAGE + 1).await?
+    };
+    let more = rows.len() as i64 > HISTORY_PAGE;
+    let mut items = Vec::new();
+    for e in rows.into_iter().take(HISTORY_PAGE as usize) {
+        let body: serde_json::Value = serde_json::from_str(&e.body).map_err(ApiError::internal)?;
+        let row: MetaSavedRow =
+            serde_json::from_value(body["row"].clone()).map_err(ApiError::internal)?;
+        items.push(MetaHistoryEntry {
+            seq: e.seq,
+            at: time_of(e.at),
+            row,
+        });
+    }
+    let next_cursor = more
+        .then(|| items.last().map(|i| i.seq.to_string()))
+        .flatten();
+    Ok(Json(MetaHistory { items, next_cursor }))
+}
