@@ -49,6 +49,9 @@ _svc() {
             svc,logout)
                 cmd="svc__subcmd__logout"
                 ;;
+            svc,meta)
+                cmd="svc__subcmd__meta"
+                ;;
             svc,monorepo)
                 cmd="svc__subcmd__monorepo"
                 ;;
@@ -60,6 +63,9 @@ _svc() {
                 ;;
             svc,status)
                 cmd="svc__subcmd__status"
+                ;;
+            svc,sync)
+                cmd="svc__subcmd__sync"
                 ;;
             svc,worktree)
                 cmd="svc__subcmd__worktree"
@@ -229,6 +235,9 @@ _svc() {
             svc__subcmd__help,logout)
                 cmd="svc__subcmd__help__subcmd__logout"
                 ;;
+            svc__subcmd__help,meta)
+                cmd="svc__subcmd__help__subcmd__meta"
+                ;;
             svc__subcmd__help,monorepo)
                 cmd="svc__subcmd__help__subcmd__monorepo"
                 ;;
@@ -240,6 +249,9 @@ _svc() {
                 ;;
             svc__subcmd__help,status)
                 cmd="svc__subcmd__help__subcmd__status"
+                ;;
+            svc__subcmd__help,sync)
+                cmd="svc__subcmd__help__subcmd__sync"
                 ;;
             svc__subcmd__help,worktree)
                 cmd="svc__subcmd__help__subcmd__worktree"
@@ -298,6 +310,9 @@ _svc() {
             svc__subcmd__help__subcmd__daemon,stop)
                 cmd="svc__subcmd__help__subcmd__daemon__subcmd__stop"
                 ;;
+            svc__subcmd__help__subcmd__meta,sync)
+                cmd="svc__subcmd__help__subcmd__meta__subcmd__sync"
+                ;;
             svc__subcmd__help__subcmd__monorepo,create)
                 cmd="svc__subcmd__help__subcmd__monorepo__subcmd__create"
                 ;;
@@ -333,6 +348,18 @@ _svc() {
                 ;;
             svc__subcmd__help__subcmd__worktree,remove)
                 cmd="svc__subcmd__help__subcmd__worktree__subcmd__remove"
+                ;;
+            svc__subcmd__meta,help)
+                cmd="svc__subcmd__meta__subcmd__help"
+                ;;
+            svc__subcmd__meta,sync)
+                cmd="svc__subcmd__meta__subcmd__sync"
+                ;;
+            svc__subcmd__meta__subcmd__help,help)
+                cmd="svc__subcmd__meta__subcmd__help__subcmd__help"
+                ;;
+            svc__subcmd__meta__subcmd__help,sync)
+                cmd="svc__subcmd__meta__subcmd__help__subcmd__sync"
                 ;;
             svc__subcmd__monorepo,create)
                 cmd="svc__subcmd__monorepo__subcmd__create"
@@ -437,7 +464,7 @@ _svc() {
 
     case "${cmd}" in
         svc)
-            opts="-h -V --server --json --help --version login logout auth git-credential credential monorepo repo clone branch review status checks completions daemon worktree help"
+            opts="-h -V --server --json --help --version login logout auth git-credential credential monorepo repo clone branch review status checks sync meta completions daemon worktree help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1391,7 +1418,7 @@ _svc() {
             return 0
             ;;
         svc__subcmd__help)
-            opts="login logout auth git-credential credential monorepo repo clone branch review status checks completions daemon worktree help"
+            opts="login logout auth git-credential credential monorepo repo clone branch review status checks sync meta completions daemon worktree help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1810,6 +1837,34 @@ _svc() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        svc__subcmd__help__subcmd__meta)
+            opts="sync"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__help__subcmd__meta__subcmd__sync)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         svc__subcmd__help__subcmd__monorepo)
             opts="create list view rename delete"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -1992,6 +2047,20 @@ _svc() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        svc__subcmd__help__subcmd__sync)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         svc__subcmd__help__subcmd__worktree)
             opts="add list remove"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -2077,6 +2146,88 @@ _svc() {
                 return 0
             fi
             case "${prev}" in
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__meta)
+            opts="-h -V --server --json --help --version sync help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__meta__subcmd__help)
+            opts="sync help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__meta__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__meta__subcmd__help__subcmd__sync)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__meta__subcmd__sync)
+            opts="-h -V --dir --server --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --server)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -2562,6 +2713,28 @@ _svc() {
                     return 0
                     ;;
                 --description)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__sync)
+            opts="-h -V --dir --server --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
