@@ -83,6 +83,31 @@ pub struct Person {
     pub email: String,
 }
 
+impl Person {
+    /// The user as a commit's author: their name (else login) and email.
+    pub fn author(user: &crate::store::users::UserRow) -> Person {
+        Person {
+            name: user
+                .name
+                .clone()
+                .filter(|n| !n.trim().is_empty())
+                .unwrap_or_else(|| user.login.clone()),
+            email: user
+                .email
+                .clone()
+                .unwrap_or_else(|| format!("{}@users.noreply", user.login)),
+        }
+    }
+
+    /// The service as the committer of the commits it makes.
+    pub fn service(config: &crate::config::Config) -> Person {
+        Person {
+            name: "svc".into(),
+            email: format!("svc@{}", config.base_url.host_str().unwrap_or("localhost")),
+        }
+    }
+}
+
 /// Delta bases kept by one merge's handle (see `read::PACK_CACHE_BYTES`), and objects
 /// kept so that the two sides' diffs and the blob merges read each tree and blob once.
 const PACK_CACHE_BYTES: usize = 8 * 1024 * 1024;

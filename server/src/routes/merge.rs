@@ -165,24 +165,8 @@ pub async fn merge(
             &row.name,
             agent.as_deref(),
         );
-        let author = Person {
-            name: user
-                .name
-                .clone()
-                .filter(|n| !n.trim().is_empty())
-                .unwrap_or_else(|| user.login.clone()),
-            email: user
-                .email
-                .clone()
-                .unwrap_or_else(|| format!("{}@users.noreply", user.login)),
-        };
-        let committer = Person {
-            name: "svc".into(),
-            email: format!(
-                "svc@{}",
-                state.config.base_url.host_str().unwrap_or("localhost")
-            ),
-        };
+        let author = Person::author(&user);
+        let committer = Person::service(&state.config);
         let dir = storage::repo_dir(&state.config.data_dir, &repo.id);
         let head = row.head.clone();
         let made = {

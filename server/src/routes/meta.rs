@@ -318,24 +318,8 @@ pub async fn save(
             .await?
             .ok_or_else(|| ApiError::unauthorized("unknown user"))?
     };
-    let author = Person {
-        name: user
-            .name
-            .clone()
-            .filter(|n| !n.trim().is_empty())
-            .unwrap_or_else(|| user.login.clone()),
-        email: user
-            .email
-            .clone()
-            .unwrap_or_else(|| format!("{}@users.noreply", user.login)),
-    };
-    let committer = Person {
-        name: "svc".into(),
-        email: format!(
-            "svc@{}",
-            state.config.base_url.host_str().unwrap_or("localhost")
-        ),
-    };
+    let author = Person::author(&user);
+    let committer = Person::service(&state.config);
     let mut message = format!(
         "Save .svc/ from {machine}\n\n{}\n\nSvc-Machine: {machine}\n",
         body.changes
