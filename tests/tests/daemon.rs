@@ -191,8 +191,12 @@ async fn two_machines_follow_main_and_leave_dirty_trees_alone() {
     );
 
     let head = merge(&w, "one").await;
+    // The daemon notes the move in its status right after it fast-forwards: wait for both.
     until("both mains at the merge", || {
-        a.head() == head && b.head() == head
+        a.head() == head
+            && b.head() == head
+            && a.status()
+                .is_some_and(|s| s["monorepos"][0]["last_main_move"]["head"] == head.as_str())
     })
     .await;
     let status = a.status().unwrap();
