@@ -1,6 +1,7 @@
 //! Keeping every clone's `.svc/` live: a local change syncs after a quiet period, a move
 //! of the meta repo's main (a save from another machine, a merge) and every (re)connect
-//! sync at once. One sync at a time per clone; requests during a sync make one more run.
+//! sync at once. One sync at a time per clone (two in all); requests during a sync make
+//! one more run.
 //!
 //! The sync itself is the CLI's (`MetaSync`), run on a blocking thread. The files it
 //! writes (downloads, deletions, conflict copies) are stamped when it ends, so the
@@ -19,9 +20,12 @@ use crate::watch::Watch;
 use crate::{MetaClone, MetaSync, Shared};
 
 /// How long `.svc/` must be quiet after a local change before it is synced.
-pub const QUIET: Duration = Duration::from_secs(2);
+const QUIET: Duration = Duration::from_secs(2);
 /// A folder written to without pause is still synced this often.
 const QUIET_MAX: Duration = Duration::from_secs(30);
+/// Syncs running at once (each on its own blocking thread): few, so the daemon stays
+/// small; a long upload still lets another clone sync.
+const SYNCS_AT_ONCE: usize = 2;
 /// Files the sync keeps for itself (its state, its downloads in progress).
 const PRIVATE_PREFIX: &str = ".sync-";
 
@@ -48,6 +52,8 @@ struct Layer {
     on: bool,
     watched: bool,
     running: bool,
+    /// Waiting for a free sync slot.
+    queued: bool,
     /// Asked for while running: run once more.
     again: bool,
     /// The meta repo's main moved while running: run once more unless the sync ended
@@ -57,7 +63,7 @@ struct Layer {
     due: Option<(Instant, Instant)>,
     /// The version the last sync left in `.svc/`.
     version: Option<String>,
-    /// What the last sync wrote (relative to `.svc/`), stamped as it left them.
+    /// What the syncs wrote (relative to `.svc/`), stamped as they left them.
     own: BTreeMap<String, Stamp>,
     /// Changes seen while a sync ran, judged when it ends.
     held: Vec<PathBuf>,
@@ -116,6 +122,7 @@ impl Meta {
                 on: false,
                 watched: false,
                 running: false,
+                queued: false,
                 again: false,
                 moved: None,
                 due: None,
@@ -244,18 +251,22 @@ impl Meta {
         !self.runs.is_empty()
     }
 
-    /// Waits for a running sync to end and records it.
+    /// Waits for a running sync to end, records it and starts a waiting one.
     pub async fn finished(&mut self) {
-        let ran = match self.runs.join_next().await {
-            Some(Ok(ran)) => ran,
+        match self.runs.join_next().await {
+            Some(Ok(ran)) => self.record(ran),
             // Never: a panicking sync is caught, and no run is aborted.
-            Some(Err(e)) => {
-                tracing::error!("a meta sync task failed: {e}");
-                return;
-            }
-            None => return,
-        };
-        self.record(ran);
+            Some(Err(e)) => tracing::error!("a meta sync task failed: {e}"),
+            None => {}
+        }
+        let waiting = self
+            .layers
+            .iter()
+            .find(|(_, l)| l.queued && !l.running && l.due.is_none())
+            .map(|(p, _)| p.clone());
+        if let Some(path) = waiting {
+            self.request(&path);
+        }
     }
 
     fn record(&mut self, ran: Ran) {
@@ -269,7 +280,8 @@ impl Meta {
         let last = match ran.result {
             Ok(changes) => {
                 layer.version.clone_from(&changes.version);
-                layer.own = ran.own;
+                // Earlier stamps stay: a late event for an untouched file is still ours.
+                layer.own.extend(ran.own);
                 log(&monorepo, &path, &changes);
                 LastSync {
                     path,
@@ -371,8 +383,12 @@ impl Meta {
         if layer.due.is_some() {
             return;
         }
+        if self.runs.len() >= SYNCS_AT_ONCE {
+            layer.queued = true;
+            return;
+        }
         layer.running = true;
-        layer.own.clear();
+        layer.queued = false;
         let clone = layer.clone.clone();
         let svc = layer.svc.clone();
         let sync = self.sync.clone();
@@ -415,13 +431,36 @@ impl Layer {
             parts.push(part);
         }
         let rel = parts.join("/");
-        let now = stamp(path);
         if let Some(then) = self.own.get(&rel) {
-            return *then == now;
+            return *then == stamp(path);
         }
-        // A folder a download made or a deletion emptied.
         let folder = format!("{rel}/");
-        (now.is_none() || path.is_dir()) && self.own.keys().any(|k| k.starts_with(&folder))
+        if !path.exists() {
+            // A folder a deletion emptied.
+            return self.own.keys().any(|k| k.starts_with(&folder));
+        }
+        // A folder a download made: every file in it as the sync left it.
+        path.is_dir() && self.all_ours(path, &folder)
+    }
+
+    fn all_ours(&self, dir: &Path, prefix: &str) -> bool {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return false;
+        };
+        entries.flatten().all(|entry| {
+            let file_name = entry.file_name().to_string_lossy().into_owned();
+            if file_name.starts_with(PRIVATE_PREFIX) {
+                return true;
+            }
+            let name = format!("{prefix}{file_name}");
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                self.all_ours(&entry.path(), &format!("{name}/"))
+            } else {
+                self.own
+                    .get(&name)
+                    .is_some_and(|then| *then == stamp(&entry.path()))
+            }
+        })
     }
 }
 

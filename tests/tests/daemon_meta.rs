@@ -235,6 +235,21 @@ async fn an_api_save_and_a_merge_reach_every_machine() {
             .all(|l| last_sync(l).is_some_and(|s| s["version"] == merged["sha"]))
     })
     .await;
+
+    // What is saved while B's daemon is down reaches B when it connects again.
+    let mut b = w.b;
+    drop(b.daemon.take());
+    write(&w.a, "while-away.txt", "missed?\n");
+    until_within(REACH, "A's save", || {
+        last_sync(&w.a).is_some_and(|s| strings(&s["saved"]) == ["while-away.txt"])
+    })
+    .await;
+    assert_eq!(read(&b, "while-away.txt"), None);
+    b.start();
+    until_within(REACH, "the file saved while away on B", || {
+        read(&b, "while-away.txt").as_deref() == Some("missed?\n")
+    })
+    .await;
 }
 
 #[tokio::test]

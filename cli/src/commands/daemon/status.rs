@@ -110,11 +110,15 @@ fn last_sync(sync: &LastSync, name_clone: bool) -> String {
                 (c.saved.len(), "saved"),
                 (c.downloaded.len(), "downloaded"),
                 (c.deleted.len(), "deleted"),
-                (c.conflicts.len(), "conflicts"),
+                (c.conflicts.len(), "conflict"),
             ]
             .iter()
             .filter(|(n, _)| *n > 0)
-            .map(|(n, what)| format!("{n} {what}"))
+            .map(|(n, what)| match (*n, *what) {
+                (1, _) => format!("1 {what}"),
+                (n, "conflict") => format!("{n} conflicts"),
+                (n, what) => format!("{n} {what}"),
+            })
             .collect();
             if parts.is_empty() {
                 parts.push("up to date".to_owned());
