@@ -524,3 +524,64 @@ fn log(monorepo: &str, path: &str, c: &MetaChanges) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    fn layer(svc: &Path) -> Layer {
+        Layer {
+            key: "k".into(),
+            clone: MetaClone {
+                server: "http://x".into(),
+                monorepo: "o/m".into(),
+                path: svc.parent().unwrap().to_path_buf(),
+            },
+            svc: svc.to_path_buf(),
+            on: true,
+            watched: true,
+            running: false,
+            queued: false,
+            again: false,
+            moved: None,
+            due: None,
+            version: None,
+            own: BTreeMap::new(),
+            held: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn tells_the_syncs_writes_from_edits() {
+        let dir = tempfile::tempdir().unwrap();
+        let svc = dir.path().join(".svc");
+        std::fs::create_dir_all(svc.join("notes/deep")).unwrap();
+        std::fs::write(svc.join("notes/deep/a.md"), "a").unwrap();
+        std::fs::write(svc.join("b.md"), "b").unwrap();
+        let mut l = layer(&svc);
+        // What a sync downloaded and deleted, stamped as it left them.
+        for path in ["notes/deep/a.md", "gone/c.md"] {
+            l.own.insert(path.into(), stamp(&svc.join(path)));
+        }
+
+        assert!(l.ours(&svc.join(".sync-state")));
+        assert!(l.ours(&svc.join("notes/.sync-tmp-1")));
+        assert!(l.ours(&svc.join("notes/deep/a.md")));
+        assert!(l.ours(&svc.join("notes")), "a folder of downloads");
+        assert!(l.ours(&svc.join("gone")), "a folder a deletion emptied");
+        assert!(l.ours(&svc.join("gone/c.md")));
+        assert!(!l.ours(&svc.join("b.md")), "never written by a sync");
+        assert!(!l.ours(&svc), "the folder itself");
+
+        // An edit after the sync, a file added to its folder, a deletion: not ours.
+        std::fs::write(svc.join("notes/deep/new.md"), "new").unwrap();
+        assert!(!l.ours(&svc.join("notes")));
+        std::fs::write(svc.join("notes/deep/a.md"), "edited").unwrap();
+        assert!(!l.ours(&svc.join("notes/deep/a.md")));
+        assert!(!l.ours(&svc.join("b.md")));
+        std::fs::remove_file(svc.join("b.md")).unwrap();
+        assert!(!l.ours(&svc.join("b.md")));
+    }
+}
