@@ -23,6 +23,10 @@ use crate::{MetaClone, MetaSync, Shared};
 const QUIET: Duration = Duration::from_secs(2);
 /// A folder written to without pause is still synced this often.
 const QUIET_MAX: Duration = Duration::from_secs(30);
+/// A failed sync is tried again after this, doubled for each failure in a row up to
+/// `RETRY_MAX` (a reconnect or a change tries sooner).
+const RETRY: Duration = Duration::from_secs(5);
+const RETRY_MAX: Duration = Duration::from_secs(300);
 /// Syncs running at once (each on its own blocking thread): few, so the daemon stays
 /// small; a long upload still lets another clone sync.
 const SYNCS_AT_ONCE: usize = 2;
@@ -59,6 +63,8 @@ struct Layer {
     /// The meta repo's main moved while running: run once more unless the sync ended
     /// there (the move was its own save, or it saw it).
     moved: Option<String>,
+    /// Failed syncs in a row.
+    failures: u32,
     /// When the pending local change is synced, and when it was first seen.
     due: Option<(Instant, Instant)>,
     /// The version the last sync left in `.svc/`.
@@ -125,6 +131,7 @@ impl Meta {
                 queued: false,
                 again: false,
                 moved: None,
+                failures: 0,
                 due: None,
                 version: None,
                 own: BTreeMap::new(),
@@ -279,6 +286,7 @@ impl Meta {
         let now = time::OffsetDateTime::now_utc();
         let last = match ran.result {
             Ok(changes) => {
+                layer.failures = 0;
                 layer.version.clone_from(&changes.version);
                 // Earlier stamps stay: a late event for an untouched file is still ours.
                 layer.own.extend(ran.own);
@@ -297,6 +305,7 @@ impl Meta {
                 }
             }
             Err(error) => {
+                layer.failures = layer.failures.saturating_add(1);
                 tracing::warn!(%monorepo, "meta sync of {path} failed: {error}");
                 LastSync {
                     path,
@@ -325,6 +334,11 @@ impl Meta {
         let moved = layer.moved.take();
         let again = std::mem::take(&mut layer.again)
             || moved.is_some_and(|head| layer.version != Some(head));
+        // After a failure with nothing else asking: try again after a backoff.
+        let retry = (layer.failures > 0).then(|| {
+            let wait = RETRY.saturating_mul(1 << layer.failures.min(8)) / 2;
+            wait.min(RETRY_MAX)
+        });
         let root = ran.path;
         if !layer.watched {
             // The sync made `.svc/` again.
@@ -334,6 +348,12 @@ impl Meta {
             self.request(&root);
         } else if changed {
             self.later(&root);
+        } else if let Some(wait) = retry
+            && let Some(layer) = self.layers.get_mut(&root)
+            && layer.due.is_none()
+        {
+            let now = Instant::now();
+            layer.due = Some((now + wait, now));
         }
     }
 
@@ -371,7 +391,7 @@ impl Meta {
     }
 
     /// Syncs now, or once more when a sync is running. A pending quiet period is
-    /// waited out: its sync will carry this one.
+    /// waited out (its sync will carry this one); a pending retry is not.
     fn request(&mut self, path: &Path) {
         let Some(layer) = self.layers.get_mut(path) else {
             return;
@@ -381,7 +401,10 @@ impl Meta {
             return;
         }
         if layer.due.is_some() {
-            return;
+            if layer.failures == 0 {
+                return;
+            }
+            layer.due = None;
         }
         if self.runs.len() >= SYNCS_AT_ONCE {
             layer.queued = true;
@@ -546,6 +569,7 @@ mod tests {
             queued: false,
             again: false,
             moved: None,
+            failures: 0,
             due: None,
             version: None,
             own: BTreeMap::new(),

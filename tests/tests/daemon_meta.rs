@@ -279,12 +279,15 @@ async fn concurrent_edits_lose_nothing() {
     })
     .await;
 
-    // The machine whose edit came second says so.
-    let conflicted = [&w.a, &w.b]
-        .into_iter()
-        .filter_map(last_sync)
-        .find(|s| s["outcome"] == "conflicts")
-        .expect("a sync with the conflict");
+    // The machine whose edit came second says so (once its sync has ended).
+    let conflicted = || {
+        [&w.a, &w.b]
+            .into_iter()
+            .filter_map(last_sync)
+            .find(|s| s["outcome"] == "conflicts")
+    };
+    until("a sync with the conflict", || conflicted().is_some()).await;
+    let conflicted = conflicted().unwrap();
     assert_eq!(
         conflicted["conflicts"][0]["path"], "svc.toml",
         "{conflicted}"
