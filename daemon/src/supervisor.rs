@@ -20,13 +20,15 @@ struct Running {
     task: JoinHandle<()>,
 }
 
+/// Keeps one follower per cloned monorepo, and the meta syncs of its clones, in step
+/// with the registries.
 pub struct Supervisor {
-    pub options: Options,
-    pub http: reqwest::Client,
-    pub shared: Shared,
+    options: Options,
+    http: reqwest::Client,
+    shared: Shared,
     pub meta: Meta,
     /// Given to each follower, for the meta syncs.
-    pub nudges: mpsc::UnboundedSender<Nudge>,
+    nudges: mpsc::UnboundedSender<Nudge>,
     running: BTreeMap<String, Running>,
     /// The registries' modification times at the last scan: unchanged files are not
     /// read again.
