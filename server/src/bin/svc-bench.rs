@@ -17,7 +17,11 @@
 //! - `svc-bench event-fanout [--database-url URL]`: push → event delivered to 1,000 open
 //!   sockets against one socket; server RSS per idle socket;
 //! - `svc-bench event-pull [--database-url URL]`: pulls of 500 events from a
-//!   1,000,000-event log against getMonorepo.
+//!   1,000,000-event log against getMonorepo;
+//! - `svc-bench daemon-follow`, `daemon-idle`, `sync-unchanged` (with `svc` built too:
+//!   `cargo build --release -p svc-cli`): merge → each machine's main with two daemons
+//!   against `git pull` by hand; the daemon's RSS and CPU idle with 10 monorepos; `svc
+//!   sync` of 1,000 unchanged files against an empty `.svc/`.
 //!
 //! Figures and how to read them: `docs/benchmarks.md`.
 
@@ -25,7 +29,7 @@ mod svc_bench;
 
 use clap::{Parser, Subcommand};
 
-use svc_bench::{auth, branch_diff, branches, diff_engine, door, events, last_commits};
+use svc_bench::{auth, branch_diff, branches, daemon, diff_engine, door, events, last_commits};
 
 #[derive(Parser)]
 #[command(name = "svc-bench", about = "Benchmarks of svc-server")]
@@ -135,6 +139,39 @@ enum Command {
         #[arg(long)]
         database_url: Option<String>,
     },
+    /// Merge → each machine's main checkout with two daemons, against `git pull` by hand
+    DaemonFollow {
+        /// Merges, one at a time
+        #[arg(long, default_value_t = 20)]
+        merges: usize,
+        /// The store (default: SQLite in a temp dir); give a fresh database
+        #[arg(long)]
+        database_url: Option<String>,
+    },
+    /// The daemon's RSS and CPU while idle, following many monorepos
+    DaemonIdle {
+        /// Monorepos cloned and followed
+        #[arg(long, default_value_t = 10)]
+        monorepos: usize,
+        /// How long it is left idle
+        #[arg(long, default_value_t = 10)]
+        minutes: u64,
+        /// The store (default: SQLite in a temp dir); give a fresh database
+        #[arg(long)]
+        database_url: Option<String>,
+    },
+    /// `svc sync` with nothing changed, against an empty `.svc/`
+    SyncUnchanged {
+        /// Files in `.svc/`
+        #[arg(long, default_value_t = 1_000)]
+        files: usize,
+        /// Timed runs of each
+        #[arg(long, default_value_t = 20)]
+        runs: usize,
+        /// The store (default: SQLite in a temp dir); give a fresh database
+        #[arg(long)]
+        database_url: Option<String>,
+    },
 }
 
 #[tokio::main]
@@ -198,6 +235,40 @@ async fn main() -> anyhow::Result<()> {
             events::fanout(events::FanoutOptions {
                 sockets,
                 pushes,
+                database_url,
+            })
+            .await
+        }
+        Command::DaemonFollow {
+            merges,
+            database_url,
+        } => {
+            daemon::follow(daemon::FollowOptions {
+                merges,
+                database_url,
+            })
+            .await
+        }
+        Command::DaemonIdle {
+            monorepos,
+            minutes,
+            database_url,
+        } => {
+            daemon::idle(daemon::IdleOptions {
+                monorepos,
+                minutes,
+                database_url,
+            })
+            .await
+        }
+        Command::SyncUnchanged {
+            files,
+            runs,
+            database_url,
+        } => {
+            daemon::sync_unchanged(daemon::SyncOptions {
+                files,
+                runs,
                 database_url,
             })
             .await

@@ -5,8 +5,10 @@ use std::time::Duration;
 
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 
+use futures_util::SinkExt;
 use svc_protocol::event::{ClientFrame, ServerFrame, close};
-use tokio::sync::broadcast::error::RecvError;
+use tokio::sync::broadcast;
+use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 
 use super::Msg;
 use super::topics::Topics;
@@ -19,6 +21,10 @@ use crate::store::feed as lines;
 
 /// Most events a catch-up sends before it answers `resync` instead.
 pub const CATCH_UP_MAX: i64 = 500;
+/// Live messages one wake-up writes at most before flushing.
+const BATCH: usize = 64;
+/// Bytes queued before a write goes out on its own: frames of one wake-up share a write.
+const WRITE_BUFFER: usize = 16 * 1024;
 /// A socket that cannot take a frame for this long is dropped.
 const SEND_TIMEOUT: Duration = Duration::from_secs(10);
 /// Client frames are small: a hello with 1,000 ids of 64 characters fits well.
@@ -35,7 +41,7 @@ pub struct Params {
 /// The upgrade with buffers sized for many mostly idle sockets.
 pub fn upgrade(ws: WebSocketUpgrade) -> WebSocketUpgrade {
     ws.read_buffer_size(4 * 1024)
-        .write_buffer_size(0)
+        .write_buffer_size(WRITE_BUFFER)
         .max_message_size(MAX_CLIENT_FRAME)
         .max_frame_size(MAX_CLIENT_FRAME)
 }
@@ -137,28 +143,7 @@ impl Socket {
                     }
                     Err(RecvError::Closed) => return Err(End::Close(1012, "the server is restarting")),
                 },
-                msg = sub.rx.recv() => match msg {
-                    Ok(Msg::Event(e)) => {
-                        if e.seq > self.sent {
-                            self.sent = e.seq;
-                            if self.params.topics.events() && self.params.topics.matches(e.meta()) {
-                                self.send(Message::Text(e.frame.clone())).await?;
-                            }
-                        }
-                    }
-                    Ok(Msg::Deleted) => return Err(End::Close(close::DELETED, "the monorepo was deleted")),
-                    Ok(Msg::UserLost(user)) if user == self.caller.user_id => {
-                        return Err(End::Close(close::ACCESS_LOST, "access to the monorepo was lost"));
-                    }
-                    Ok(Msg::CredentialLost(id)) if id == self.caller.credential_id => {
-                        return Err(End::Close(close::ACCESS_LOST, "the credential was revoked"));
-                    }
-                    Ok(_) => {}
-                    Err(RecvError::Lagged(_)) => {
-                        return Err(End::Close(close::TOO_SLOW, "too far behind; reconnect with since"));
-                    }
-                    Err(RecvError::Closed) => return Err(End::Close(1012, "the server is restarting")),
-                },
+                msg = sub.rx.recv() => self.on_live(msg, &mut sub.rx).await?,
             }
         }
     }
@@ -209,10 +194,7 @@ impl Socket {
             seq: self.sent,
             feed_n,
         }));
-        for f in frames {
-            self.send(Message::Text(f)).await?;
-        }
-        Ok(())
+        self.send_all(frames).await
     }
 
     /// The `feed` topic's catch-up: lines numbered after `feed_since` (at most 500,
@@ -289,6 +271,85 @@ impl Socket {
             message: message.to_owned(),
         });
         self.send(Message::Text(f)).await
+    }
+
+    /// A live message and those already queued behind it (up to [`BATCH`]), written
+    /// with one flush: a burst costs one write per socket, not one per event.
+    async fn on_live(
+        &mut self,
+        first: Result<Msg, RecvError>,
+        rx: &mut broadcast::Receiver<Msg>,
+    ) -> Result<(), End> {
+        let mut frames = Vec::new();
+        let mut msg = first;
+        let end = loop {
+            match self.live(msg) {
+                Ok(Some(frame)) => frames.push(frame),
+                Ok(None) => {}
+                Err(end) => break Some(end),
+            }
+            if frames.len() >= BATCH {
+                break None;
+            }
+            msg = match rx.try_recv() {
+                Ok(m) => Ok(m),
+                Err(TryRecvError::Empty) => break None,
+                Err(TryRecvError::Lagged(n)) => Err(RecvError::Lagged(n)),
+                Err(TryRecvError::Closed) => Err(RecvError::Closed),
+            };
+        };
+        // What came before a close still goes out.
+        self.send_all(frames).await?;
+        end.map_or(Ok(()), Err)
+    }
+
+    /// The frame a live message gives this socket, if any, or why the socket ends.
+    fn live(&mut self, msg: Result<Msg, RecvError>) -> Result<Option<Utf8Bytes>, End> {
+        match msg {
+            Ok(Msg::Event(e)) => {
+                if e.seq <= self.sent {
+                    return Ok(None);
+                }
+                self.sent = e.seq;
+                let wanted = self.params.topics.events() && self.params.topics.matches(e.meta());
+                Ok(wanted.then(|| e.frame.clone()))
+            }
+            Ok(Msg::Deleted) => Err(End::Close(close::DELETED, "the monorepo was deleted")),
+            Ok(Msg::UserLost(user)) if user == self.caller.user_id => Err(End::Close(
+                close::ACCESS_LOST,
+                "access to the monorepo was lost",
+            )),
+            Ok(Msg::CredentialLost(id)) if id == self.caller.credential_id => {
+                Err(End::Close(close::ACCESS_LOST, "the credential was revoked"))
+            }
+            Ok(_) => Ok(None),
+            Err(RecvError::Lagged(_)) => Err(End::Close(
+                close::TOO_SLOW,
+                "too far behind; reconnect with since",
+            )),
+            Err(RecvError::Closed) => Err(End::Close(1012, "the server is restarting")),
+        }
+    }
+
+    /// Writes `frames` with one flush, within [`SEND_TIMEOUT`].
+    async fn send_all(&mut self, frames: Vec<Utf8Bytes>) -> Result<(), End> {
+        if frames.is_empty() {
+            return Ok(());
+        }
+        let ws = &mut self.ws;
+        let write = async move {
+            for frame in frames {
+                ws.feed(Message::Text(frame)).await?;
+            }
+            ws.flush().await
+        };
+        match tokio::time::timeout(SEND_TIMEOUT, write).await {
+            Ok(sent) => sent.map_err(End::from),
+            Err(_) => Err(End::Close(
+                close::TOO_SLOW,
+                "too slow to read; reconnect with since",
+            )),
+        }
     }
 
     async fn send(&mut self, msg: Message) -> Result<(), End> {

@@ -60,25 +60,28 @@ pub async fn fanout(opts: FanoutOptions) -> anyhow::Result<()> {
     );
 
     let mut round = 0;
-    let base = measure(&events, &api.token, 1, opts.pushes, &work, &url, &mut round).await?;
+    let fan = Fan {
+        events: &events,
+        token: &api.token,
+        work: &work,
+        clone_url: &url,
+        server_pid: server.pid(),
+    };
+    let (base, base_cpu) = measure(&fan, 1, opts.pushes, &mut round).await?;
     let idle = server.rss_kb();
     let sockets = open(&events, &api.token, opts.sockets).await?;
     tokio::time::sleep(Duration::from_secs(1)).await;
     let open_rss = server.rss_kb();
     drop(sockets);
-    let many = measure(
-        &events,
-        &api.token,
-        opts.sockets,
-        opts.pushes,
-        &work,
-        &url,
-        &mut round,
-    )
-    .await?;
+    let (many, many_cpu) = measure(&fan, opts.sockets, opts.pushes, &mut round).await?;
     print_load();
-    report("1 socket (baseline)", &base);
-    report(&format!("{} sockets", opts.sockets), &many);
+    report("1 socket (baseline)", &base, &base_cpu, opts.pushes);
+    report(
+        &format!("{} sockets", opts.sockets),
+        &many,
+        &many_cpu,
+        opts.pushes,
+    );
     println!(
         "server RSS: {:.1} MiB before the sockets, {:.1} MiB with {} idle sockets open: \
          {:.1} KiB per idle socket",
@@ -136,33 +139,45 @@ async fn open(url: &str, token: &str, n: usize) -> anyhow::Result<Vec<Socket>> {
 /// Opens `n` sockets, pushes `pushes` new branches one at a time, and answers every
 /// socket's latency for every push.
 async fn measure(
-    url: &str,
-    token: &str,
+    fan: &Fan<'_>,
     n: usize,
     pushes: usize,
-    work: &Path,
-    clone_url: &str,
     round: &mut usize,
-) -> anyhow::Result<Vec<Duration>> {
+) -> anyhow::Result<(Vec<Duration>, Cpu)> {
+    let Fan {
+        events: url,
+        token,
+        work,
+        clone_url,
+        server_pid,
+    } = *fan;
     let sockets = open(url, token, n).await?;
     let samples = Arc::new(Mutex::new(Vec::with_capacity(n * pushes)));
     let mut readers = Vec::with_capacity(n);
-    for mut ws in sockets {
+    for ws in sockets {
         let samples = samples.clone();
+        // The readers stand in for 1,000 other machines: past the handshake they read the
+        // raw TCP stream and parse frame headers only, so as little of the two shared
+        // cores as possible goes to them.
+        let tokio_tungstenite::MaybeTlsStream::Plain(mut tcp) = ws.into_inner() else {
+            bail!("expected a plain TCP socket");
+        };
         readers.push(tokio::spawn(async move {
+            let mut buf = Vec::with_capacity(4 * 1024);
             let mut got = 0;
             while got < pushes {
-                let Some(Ok(Message::Text(text))) = ws.next().await else {
+                let Some(payload) = next_frame(&mut tcp, &mut buf).await else {
                     break;
                 };
                 let now = time::OffsetDateTime::now_utc();
-                let Ok(frame) = serde_json::from_str::<Value>(&text) else {
+                // Only the two fields read; the rest is skipped, not built.
+                let Ok(seen) = serde_json::from_slice::<Seen>(&payload) else {
                     continue;
                 };
-                if frame["kind"] != "branch.opened" {
+                if seen.kind != "branch.opened" {
                     continue;
                 }
-                let at = frame["at"].as_str().and_then(|at| {
+                let at = seen.at.and_then(|at| {
                     time::OffsetDateTime::parse(at, &time::format_description::well_known::Rfc3339)
                         .ok()
                 });
@@ -178,17 +193,28 @@ async fn measure(
             }
         }));
     }
+    let cpu_before = (cpu_ms(server_pid), cpu_ms(std::process::id()));
     for _ in 0..pushes {
         *round += 1;
+        let (work, token, clone_url) = (work.to_owned(), token.to_owned(), clone_url.to_owned());
         let branch = format!("fan-{round}");
-        run(git(work).args(["checkout", "-q", "-B", &branch, "main"]))?;
-        std::fs::write(work.join("file"), format!("{branch}\n"))?;
-        run(git(work).args(["add", "file"]))?;
-        run(git(work).args(["commit", "-q", "-m", &branch]))?;
-        run(git_door(work, token).args(["push", "-q", clone_url, &branch]))?;
+        // Off the runtime's threads, so the readers keep reading while git runs.
+        tokio::task::spawn_blocking(move || -> anyhow::Result<()> {
+            run(git(&work).args(["checkout", "-q", "-B", &branch, "main"]))?;
+            std::fs::write(work.join("file"), format!("{branch}\n"))?;
+            run(git(&work).args(["add", "file"]))?;
+            run(git(&work).args(["commit", "-q", "-m", &branch]))?;
+            run(git_door(&work, &token).args(["push", "-q", &clone_url, &branch]))?;
+            Ok(())
+        })
+        .await??;
         // Pushes one at a time: let this one's frames go out before the next.
         tokio::time::sleep(Duration::from_millis(300)).await;
     }
+    let cpu = Cpu {
+        server_ms: cpu_ms(server_pid).saturating_sub(cpu_before.0),
+        bench_ms: cpu_ms(std::process::id()).saturating_sub(cpu_before.1),
+    };
     let deadline = Instant::now() + Duration::from_secs(30);
     for reader in readers {
         let left = deadline.saturating_duration_since(Instant::now());
@@ -200,16 +226,97 @@ async fn measure(
     if samples.len() != n * pushes {
         bail!("expected {} deliveries, got {}", n * pushes, samples.len());
     }
-    Ok(samples)
+    Ok((samples, cpu))
 }
 
-fn report(what: &str, samples: &[Duration]) {
+/// The payload of the next WebSocket frame on `tcp` (server frames are unmasked and,
+/// from our server, never fragmented), or None at the end of the stream.
+async fn next_frame(tcp: &mut tokio::net::TcpStream, buf: &mut Vec<u8>) -> Option<Vec<u8>> {
+    use tokio::io::AsyncReadExt;
+    loop {
+        if let Some((start, end)) = frame_bounds(buf) {
+            let payload = buf[start..end].to_vec();
+            buf.drain(..end);
+            return Some(payload);
+        }
+        match tcp.read_buf(buf).await {
+            Ok(0) | Err(_) => return None,
+            Ok(_) => {}
+        }
+    }
+}
+
+/// Where the first complete frame's payload lies in `buf`, if it is all there.
+fn frame_bounds(buf: &[u8]) -> Option<(usize, usize)> {
+    let len = *buf.get(1)? & 0x7f;
+    let (len, start) = match len {
+        126 => (
+            u16::from_be_bytes(buf.get(2..4)?.try_into().ok()?) as usize,
+            4,
+        ),
+        127 => (
+            usize::try_from(u64::from_be_bytes(buf.get(2..10)?.try_into().ok()?)).ok()?,
+            10,
+        ),
+        n => (n as usize, 2),
+    };
+    (buf.len() >= start + len).then_some((start, start + len))
+}
+
+/// Where the fan-out pushes and listens.
+#[derive(Clone, Copy)]
+struct Fan<'a> {
+    events: &'a str,
+    token: &'a str,
+    work: &'a Path,
+    clone_url: &'a str,
+    server_pid: u32,
+}
+
+/// The frame fields the readers look at.
+#[derive(serde::Deserialize)]
+struct Seen<'a> {
+    kind: &'a str,
+    at: Option<&'a str>,
+}
+
+/// CPU time spent while pushing (user + system, 10 ms ticks), by the server and by this
+/// bench process (its readers and git's waits): who the two shared cores went to.
+struct Cpu {
+    server_ms: u64,
+    bench_ms: u64,
+}
+
+/// User + system CPU time of a process so far, in ms (`/proc/<pid>/stat`).
+pub fn cpu_ms(pid: u32) -> u64 {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return 0;
+    };
+    // Fields after the parenthesised name: state is field 3, utime 14, stime 15.
+    let Some(rest) = stat.rsplit_once(')').map(|(_, r)| r) else {
+        return 0;
+    };
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| {
+        fields
+            .get(i - 3)
+            .and_then(|f| f.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    // The kernel's USER_HZ is 100 on Linux.
+    (ticks(14) + ticks(15)) * 10
+}
+
+fn report(what: &str, samples: &[Duration], cpu: &Cpu, pushes: usize) {
     println!(
-        "push → event, {what}: {} deliveries, p50 {} p99 {} max {}",
+        "push → event, {what}: {} deliveries, p50 {} p99 {} max {}; CPU per push: \
+         server {:.1} ms, bench {:.1} ms",
         samples.len(),
         ms(percentile(samples, 50)),
         ms(percentile(samples, 99)),
         ms(percentile(samples, 100)),
+        cpu.server_ms as f64 / pushes as f64,
+        cpu.bench_ms as f64 / pushes as f64,
     );
 }
 

@@ -4,6 +4,7 @@ pub mod auth;
 pub mod branch_diff;
 pub mod branches;
 pub mod common;
+pub mod daemon;
 pub mod diff_engine;
 pub mod door;
 pub mod events;
