@@ -1310,7 +1310,7 @@ _svc() {
             return 0
             ;;
         svc__subcmd__daemon__subcmd__install)
-            opts="-h -V --server --json --help --version"
+            opts="-h -V --no-enable --server --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -326,8 +326,9 @@ complete -c svc -n "__fish_svc_using_subcommand daemon; and __fish_seen_subcomma
 complete -c svc -n "__fish_svc_using_subcommand daemon; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help'
 complete -c svc -n "__fish_svc_using_subcommand daemon; and __fish_seen_subcommand_from status" -s V -l version -d 'Print version'
 complete -c svc -n "__fish_svc_using_subcommand daemon; and __fish_seen_subcommand_from install" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
+complete -c svc -n "__fish_svc_using_subcommand daemon; and __fish_seen_subcommand_from install" -l no-enable -d 'Only write the unit (or agent) file; do not enable or start it'
 complete -c svc -n "__fish_svc_using_subcommand daemon; and __fish_seen_subcommand_from install" -l json -d 'Print data as JSON'
-complete -c svc -n "__fish_svc_using_subcommand daemon; and __fish_seen_subcommand_from install" -s h -l help -d 'Print help'
+complete -c svc -n "__fish_svc_using_subcommand daemon; and __fish_seen_subcommand_from install" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c svc -n "__fish_svc_using_subcommand daemon; and __fish_seen_subcommand_from install" -s V -l version -d 'Print version'
 complete -c svc -n "__fish_svc_using_subcommand daemon; and __fish_seen_subcommand_from help" -f -a "run" -d 'Run the daemon in the foreground (what start and the service unit run)'
 complete -c svc -n "__fish_svc_using_subcommand daemon; and __fish_seen_subcommand_from help" -f -a "start" -d 'Start the daemon in the background (does nothing if it runs)'

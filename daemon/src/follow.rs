@@ -1,6 +1,8 @@
 //! Following one monorepo: its event socket (topic `main`), heads on connect, on
 //! `resync` and every few minutes, each main checkout fast-forwarded as main moves, and
-//! the presence hello with this machine's branch worktrees.
+//! the presence hello with this machine's branch worktrees. Topic `main` also carries
+//! the meta repo's main moves (every save and merge into the meta layer): each one, and
+//! every (re)connect, asks for a meta sync.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -11,10 +13,11 @@ use svc_protocol::daemon::{Connection, Held, MainMove};
 use svc_protocol::event::{ClientFrame, ServerFrame, close};
 use svc_protocol::monorepo::{Heads, MonorepoKind, RepoList};
 use svc_protocol::presence::Hello;
-use tokio::sync::watch;
+use tokio::sync::{mpsc, watch};
 use tokio_tungstenite::tungstenite::{self, Message, client::IntoClientRequest};
 
 use crate::git::{self, Outcome};
+use crate::meta::Nudge;
 use crate::{Shared, TokenSource};
 
 /// How often heads are checked even when the socket says nothing.
@@ -35,7 +38,11 @@ pub struct Follower {
     pub shared: Shared,
     pub token: TokenSource,
     pub http: reqwest::Client,
+    pub meta: mpsc::UnboundedSender<Nudge>,
 }
+
+/// The meta layer's repo (not in the repo list nor in heads).
+const META_REPO: &str = "meta";
 
 /// Why a session ended.
 enum End {
@@ -144,7 +151,7 @@ impl Follower {
                 self.server, self.server
             ))
         })?;
-        let checkouts = self.checkouts(&token).await?;
+        let (checkouts, has_meta) = self.checkouts(&token).await?;
         let mut seq = self.heads(&token, &checkouts).await?;
 
         let ws = self.server.replacen("http", "ws", 1);
@@ -168,6 +175,8 @@ impl Follower {
         socket.send(hello(&self.machine, &worktrees)?).await?;
         self.update(|f| f.worktrees = worktrees.clone());
         tracing::info!(monorepo = %self.monorepo, seq, "connected");
+        // Whatever the meta layer did while this socket was closed.
+        self.nudge_connected(has_meta);
 
         let mut heads_timer = tokio::time::interval(HEADS_EVERY);
         heads_timer.tick().await;
@@ -193,15 +202,22 @@ impl Follower {
                                         && matches!(event.kind.as_str(), "default_head.updated" | "push");
                                     if moved
                                         && let (Some(repo), Some(head)) = (&event.repo, &event.head)
-                                        && let Some(checkout) = checkouts.get(repo)
                                     {
-                                        self.follow(repo, checkout, head).await;
+                                        if repo == META_REPO {
+                                            let _ = self.meta.send(Nudge::Moved {
+                                                key: self.key.clone(),
+                                                head: head.clone(),
+                                            });
+                                        } else if let Some(checkout) = checkouts.get(repo) {
+                                            self.follow(repo, checkout, head).await;
+                                        }
                                     }
                                     self.update(|f| f.seq = Some(seq));
                                 }
                                 ServerFrame::Resync { seq: resync, .. } => {
                                     let at = self.heads(&token, &checkouts).await?;
                                     seq = at.max(resync);
+                                    self.nudge_connected(has_meta);
                                 }
                                 ServerFrame::CaughtUp { seq: at, .. } => {
                                     seq = seq.max(at);
@@ -252,8 +268,16 @@ impl Follower {
         }
     }
 
-    /// Each repo's main checkouts on this machine, by repo name.
-    async fn checkouts(&self, token: &str) -> Result<BTreeMap<String, Checkout>, End> {
+    fn nudge_connected(&self, has_meta: bool) {
+        let _ = self.meta.send(Nudge::Connected {
+            key: self.key.clone(),
+            meta: has_meta,
+        });
+    }
+
+    /// Each repo's main checkouts on this machine, by repo name, and whether the
+    /// monorepo has a meta layer (a plain repo has none).
+    async fn checkouts(&self, token: &str) -> Result<(BTreeMap<String, Checkout>, bool), End> {
         let monorepo: svc_protocol::monorepo::Monorepo = self.get(token, "").await?;
         let repos: RepoList = self.get(token, "/repos").await?;
         let mut out = BTreeMap::new();
@@ -277,7 +301,7 @@ impl Follower {
                 },
             );
         }
-        Ok(out)
+        Ok((out, monorepo.kind == MonorepoKind::Monorepo))
     }
 
     /// Calls heads and brings every main checkout to it; answers its `seq`.

@@ -1,27 +1,44 @@
 //! The per-machine svc daemon, run by `svc daemon run`: follows every monorepo cloned on
-//! the machine (one event socket each), keeps each repo's main checkout at main, says
-//! hello with the machine's branch worktrees, and answers the CLI on a Unix socket.
+//! the machine (one event socket each), keeps each repo's main checkout at main and each
+//! clone's `.svc/` in sync with the meta layer, says hello with the machine's branch
+//! worktrees, and answers the CLI on a Unix socket.
 //!
-//! One runtime thread: the daemon mostly waits, so it stays small (idle RSS, no polling
-//! loop faster than the registry rescan).
+//! One runtime thread: the daemon mostly waits, so it stays small (idle RSS). Files are
+//! watched with notify; a slow rescan is the fallback.
 
 mod control;
 mod follow;
 mod git;
+mod meta;
 pub mod registry;
+mod supervisor;
+mod watch;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
-use svc_protocol::daemon::{Connection, Followed};
-use tokio::sync::watch;
-use tokio::task::JoinHandle;
+use svc_protocol::daemon::{Followed, MetaChanges};
+use tokio::sync::{mpsc, watch as state};
 
 /// Answers the token for a server (`None` when not signed in), asked on every connect
 /// so a new login is picked up.
 pub type TokenSource = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
+
+/// A clone whose `.svc/` is synced with its monorepo's meta layer.
+#[derive(Debug, Clone)]
+pub struct MetaClone {
+    pub server: String,
+    /// `<owner>/<name>`.
+    pub monorepo: String,
+    /// The clone (its `.svc/` is synced).
+    pub path: PathBuf,
+}
+
+/// Syncs a clone's `.svc/` (what `svc sync` does): what changed, or why it failed. It
+/// blocks, so the daemon runs it on a blocking thread.
+pub type MetaSync = Arc<dyn Fn(&MetaClone) -> Result<MetaChanges, String> + Send + Sync>;
 
 /// Where the daemon keeps its files and who it is.
 pub struct Options {
@@ -32,6 +49,7 @@ pub struct Options {
     /// This machine's name in hellos.
     pub machine: String,
     pub token: TokenSource,
+    pub meta_sync: MetaSync,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -55,9 +73,10 @@ pub fn log_path(data_dir: &Path) -> PathBuf {
     data_dir.join("daemon.log")
 }
 
-/// How often the registries' modification times are checked (the CLI also nudges the
-/// daemon over the control socket when it changes them).
-const RESCAN_EVERY: Duration = Duration::from_secs(2);
+/// How often the registries' modification times are checked and lost watches set up
+/// again: the fallback for notify (the CLI also nudges the daemon over the control
+/// socket when it changes a registry).
+const RESCAN_EVERY: Duration = Duration::from_secs(60);
 
 /// What the followers report, read by `status`.
 pub(crate) struct State {
@@ -120,7 +139,7 @@ async fn serve(options: Options, http: reqwest::Client) -> Result<(), DaemonErro
     let shared: Shared = Arc::new(Mutex::new(State {
         followed: BTreeMap::new(),
     }));
-    let (stop_tx, mut stop_rx) = watch::channel(false);
+    let (stop_tx, mut stop_rx) = state::channel(false);
     let reload = Arc::new(tokio::sync::Notify::new());
     let context = control::Context {
         shared: shared.clone(),
@@ -131,27 +150,40 @@ async fn serve(options: Options, http: reqwest::Client) -> Result<(), DaemonErro
     };
     tracing::info!(pid = std::process::id(), machine = %options.machine, "daemon started");
     let accept = tokio::spawn(control::accept(listener, context));
-    let mut supervisor = Supervisor {
-        options,
-        http,
-        shared,
-        running: BTreeMap::new(),
-        seen: None,
-    };
+
+    let (seen_tx, mut seen_rx) = mpsc::unbounded_channel();
+    let mut files = watch::Watch::new(seen_tx);
+    // The registries are written by renaming over them: watch their folder.
+    let _ = std::fs::create_dir_all(&options.config_dir);
+    files.add(&options.config_dir, false);
+    let (nudge_tx, mut nudge_rx) = mpsc::unbounded_channel();
+    let meta = meta::Meta::new(options.meta_sync.clone(), shared.clone(), files);
+    let mut supervisor = supervisor::Supervisor::new(options, http, shared, meta, nudge_tx);
     let mut rescan = tokio::time::interval(RESCAN_EVERY);
     rescan.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let shutdown = shutdown_signal();
+    tokio::pin!(shutdown);
     loop {
+        let due = supervisor.meta.due();
+        let busy = supervisor.meta.busy();
         tokio::select! {
-            _ = rescan.tick() => supervisor.scan(false),
+            _ = rescan.tick() => {
+                supervisor.scan(false);
+                supervisor.meta.rewatch();
+            }
             () = reload.notified() => supervisor.scan(true),
+            Some(seen) = seen_rx.recv() => supervisor.seen(seen),
+            Some(nudge) = nudge_rx.recv() => supervisor.meta.nudge(nudge),
+            () = supervisor.meta.finished(), if busy => {}
+            () = tokio::time::sleep_until(due.unwrap_or_else(tokio::time::Instant::now)), if due.is_some() => {
+                supervisor.meta.run_due();
+            }
             _ = stop_rx.changed() => break,
-            _ = shutdown_signal() => break,
+            () = &mut shutdown => break,
         }
     }
     tracing::info!("daemon stopping");
-    for (_, running) in std::mem::take(&mut supervisor.running) {
-        running.task.abort();
-    }
+    supervisor.stop();
     // Let the `stopping` answer go out before the process ends.
     tokio::time::sleep(Duration::from_millis(50)).await;
     accept.abort();
@@ -172,146 +204,6 @@ async fn shutdown_signal() {
             }
         }
         _ => std::future::pending().await,
-    }
-}
-
-/// A follower task and what it was started with.
-struct Running {
-    paths: Vec<String>,
-    worktrees: watch::Sender<Vec<String>>,
-    task: JoinHandle<()>,
-}
-
-/// Keeps one follower per cloned monorepo, in step with the registries.
-struct Supervisor {
-    options: Options,
-    http: reqwest::Client,
-    shared: Shared,
-    running: BTreeMap<String, Running>,
-    /// The registries' modification times at the last scan: unchanged files are not
-    /// read again.
-    seen: Option<[Option<SystemTime>; 2]>,
-}
-
-/// What a scan of the registries wants followed: by `<server> <monorepo_id>`.
-#[derive(Default)]
-struct Wanted {
-    server: String,
-    monorepo: String,
-    monorepo_id: String,
-    paths: Vec<String>,
-    worktrees: Vec<String>,
-}
-
-impl Supervisor {
-    /// Re-reads the registries when they changed (or when `force`d) and starts, stops or
-    /// re-hellos followers to match.
-    fn scan(&mut self, force: bool) {
-        let dir = &self.options.config_dir;
-        let stamps = [registry::CLONES, registry::WORKTREES].map(|name| {
-            std::fs::metadata(dir.join(name))
-                .and_then(|m| m.modified())
-                .ok()
-        });
-        if !force && self.seen == Some(stamps) {
-            return;
-        }
-        self.seen = Some(stamps);
-        let clones: registry::Clones =
-            match registry::load(&self.options.config_dir.join(registry::CLONES)) {
-                Ok(c) => c,
-                Err(e) => {
-                    tracing::warn!("{e}");
-                    return;
-                }
-            };
-        let worktrees: registry::Worktrees =
-            match registry::load(&self.options.config_dir.join(registry::WORKTREES)) {
-                Ok(w) => w,
-                Err(e) => {
-                    tracing::warn!("{e}");
-                    registry::Worktrees::default()
-                }
-            };
-        let mut wanted: BTreeMap<String, Wanted> = BTreeMap::new();
-        for (path, clone) in clones.clones {
-            let w = wanted
-                .entry(format!("{} {}", clone.server, clone.monorepo_id))
-                .or_default();
-            w.server = clone.server;
-            w.monorepo = clone.monorepo;
-            w.monorepo_id = clone.monorepo_id;
-            w.paths.push(path);
-        }
-        for (id, wt) in worktrees.worktrees {
-            if let Some(w) = wanted.get_mut(&format!("{} {}", wt.server, wt.monorepo_id)) {
-                w.worktrees.push(id);
-            }
-        }
-        // Gone, or cloned elsewhere: stop (and maybe restart below).
-        let stale: Vec<String> = self
-            .running
-            .iter()
-            .filter(|(key, r)| wanted.get(*key).is_none_or(|w| w.paths != r.paths))
-            .map(|(key, _)| key.clone())
-            .collect();
-        for key in stale {
-            if let Some(running) = self.running.remove(&key) {
-                running.task.abort();
-            }
-            if let Ok(mut state) = self.shared.lock() {
-                state.followed.remove(&key);
-            }
-        }
-        for (key, w) in wanted {
-            if let Some(running) = self.running.get(&key) {
-                running.worktrees.send_if_modified(|ids| {
-                    let changed = *ids != w.worktrees;
-                    ids.clone_from(&w.worktrees);
-                    changed
-                });
-                continue;
-            }
-            tracing::info!(monorepo = %w.monorepo, server = %w.server, "following");
-            if let Ok(mut state) = self.shared.lock() {
-                state.followed.insert(
-                    key.clone(),
-                    Followed {
-                        server: w.server.clone(),
-                        monorepo: w.monorepo.clone(),
-                        monorepo_id: w.monorepo_id.clone(),
-                        paths: w.paths.clone(),
-                        connection: Connection::Connecting,
-                        seq: None,
-                        last_main_move: None,
-                        held: Vec::new(),
-                        error: None,
-                        worktrees: w.worktrees.clone(),
-                    },
-                );
-            }
-            let (tx, rx) = watch::channel(w.worktrees);
-            let follower = follow::Follower {
-                server: w.server,
-                monorepo: w.monorepo,
-                key: key.clone(),
-                paths: w.paths.iter().map(PathBuf::from).collect(),
-                machine: self.options.machine.clone(),
-                worktrees: rx,
-                shared: self.shared.clone(),
-                token: self.options.token.clone(),
-                http: self.http.clone(),
-            };
-            let task = tokio::spawn(follower.run());
-            self.running.insert(
-                key,
-                Running {
-                    paths: w.paths,
-                    worktrees: tx,
-                    task,
-                },
-            );
-        }
     }
 }
 

@@ -82,6 +82,9 @@ pub struct Followed {
     /// Ids of this machine's branch worktrees of the monorepo, as sent in the last hello.
     #[serde(default)]
     pub worktrees: Vec<String>,
+    /// The last meta sync of each clone's `.svc/` (none for a plain repo).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub syncs: Vec<LastSync>,
 }
 
 /// A main checkout fast-forwarded to `head`.
@@ -99,4 +102,59 @@ pub struct Held {
     pub repo: String,
     pub path: String,
     pub reason: String,
+}
+
+/// The last sync of one clone's `.svc/` with the meta layer that changed something or
+/// failed (else the first one), run by the daemon.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LastSync {
+    /// The clone.
+    pub path: String,
+    #[serde(with = "time::serde::rfc3339")]
+    pub at: OffsetDateTime,
+    /// The last sync of the clone, whatever it did.
+    #[serde(with = "time::serde::rfc3339")]
+    pub checked_at: OffsetDateTime,
+    pub outcome: SyncOutcome,
+    /// Why it failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(flatten)]
+    pub changes: MetaChanges,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SyncOutcome {
+    Synced,
+    /// Synced, but a file was edited here and on another machine: see `conflicts`.
+    Conflicts,
+    Failed,
+}
+
+/// What one sync changed (paths relative to `.svc/`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MetaChanges {
+    /// The meta layer's version now in `.svc/`.
+    #[serde(default)]
+    pub version: Option<String>,
+    /// Local changes saved to the server.
+    #[serde(default)]
+    pub saved: Vec<String>,
+    /// Files written from the server.
+    #[serde(default)]
+    pub downloaded: Vec<String>,
+    /// Files removed because the server removed them.
+    #[serde(default)]
+    pub deleted: Vec<String>,
+    #[serde(default)]
+    pub conflicts: Vec<MetaConflict>,
+}
+
+/// A file edited here and elsewhere: the server's copy is at `path`, the local edit at
+/// `copy` (null when the local edit was a deletion).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MetaConflict {
+    pub path: String,
+    pub copy: Option<String>,
 }

@@ -3,6 +3,7 @@
 
 pub mod fake_oidc;
 pub mod git;
+pub mod laptop;
 pub mod machine;
 pub mod pg;
 pub mod ws;

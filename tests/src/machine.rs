@@ -69,8 +69,14 @@ impl Machine {
 
     /// Runs `git` in `dir` on this machine, insisting on success; answers stdout.
     pub fn git(&self, dir: &Path, args: &[&str]) -> String {
+        self.git_env(dir, &[], args)
+    }
+
+    /// `git` as `git` does, with `env` set too (e.g. `SVC_AGENT` for the commit hook).
+    pub fn git_env(&self, dir: &Path, env: &[(&str, &str)], args: &[&str]) -> String {
         let mut cmd = Command::new("git");
         self.seal(&mut cmd, dir);
+        cmd.envs(env.iter().copied());
         let out = cmd.args(args).output().expect("git runs");
         assert!(
             out.status.success(),

@@ -3,18 +3,17 @@
 
 #![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use svc_tests::git::{Git, all_output};
+use svc_tests::laptop::{Laptop, WAIT, until};
 use svc_tests::machine::Machine;
-use svc_tests::{KillOnDrop, TestApp, expect_json};
+use svc_tests::{TestApp, expect_json};
 
 const M: &str = "/v1/monorepos/ann/mono";
-/// A hang guard, not a measurement.
-const WAIT: Duration = Duration::from_secs(20);
 
 struct World {
     app: TestApp,
@@ -42,100 +41,23 @@ async fn world() -> World {
     World { app, token, seed }
 }
 
-/// A machine with `ann/mono` cloned and its daemon running as `name`.
-struct Laptop {
-    m: Machine,
-    env: Vec<(&'static str, String)>,
-    daemon: Option<KillOnDrop>,
+const MONO: &str = "ann/mono";
+
+/// A machine with `ann/mono` cloned, its daemon to run as `name`.
+fn laptop(w: &World, name: &str) -> Laptop {
+    Laptop::new(&w.app.base, &w.token, name, MONO)
 }
 
-impl Laptop {
-    fn new(w: &World, name: &str) -> Laptop {
-        let m = Machine::new();
-        let env = vec![
-            ("SVC_TOKEN", w.token.clone()),
-            ("SVC_SERVER", w.app.base.clone()),
-            ("SVC_MACHINE", name.to_owned()),
-        ];
-        let b = Laptop {
-            m,
-            env,
-            daemon: None,
-        };
-        let out = b.svc(&["clone", "ann/mono"]);
-        assert!(out.status.success(), "{}", all_output(&out));
-        b
-    }
-
-    fn command(&self, args: &[&str]) -> std::process::Command {
-        let mut cmd = self.m.svc(args);
-        for (k, v) in &self.env {
-            cmd.env(k, v);
-        }
-        cmd
-    }
-
-    fn svc(&self, args: &[&str]) -> std::process::Output {
-        self.command(args).output().unwrap()
-    }
-
-    fn start(&mut self) {
-        let child = self
-            .command(&["daemon", "run"])
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
-        self.daemon = Some(KillOnDrop(child));
-    }
-
-    fn api(&self) -> std::path::PathBuf {
-        self.m.home.path().join("mono/api")
-    }
-
-    fn head(&self) -> String {
-        self.m
-            .git(&self.api(), &["rev-parse", "HEAD"])
-            .trim()
-            .to_owned()
-    }
-
-    /// `svc daemon status --json`, or None before the daemon answers.
-    fn status(&self) -> Option<Value> {
-        let out = self.svc(&["daemon", "status", "--json"]);
-        assert!(out.status.success(), "{}", all_output(&out));
-        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-        v["running"].as_bool().unwrap().then_some(v)
-    }
-
-    fn log(&self) -> String {
-        std::fs::read_to_string(
-            self.m
-                .home
-                .path()
-                .join(".local/share/svc/daemon/daemon.log"),
-        )
-        .unwrap_or_default()
-    }
+fn api(b: &Laptop) -> PathBuf {
+    b.path("mono/api")
 }
 
-/// Polls `check` until it holds, failing with `what` after WAIT.
-async fn until(what: &str, mut check: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !check() {
-        assert!(start.elapsed() < WAIT, "timed out waiting for {what}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+fn head_of(b: &Laptop) -> String {
+    b.m.git(&api(b), &["rev-parse", "HEAD"]).trim().to_owned()
 }
 
 fn connected(b: &Laptop) -> bool {
-    b.status().is_some_and(|s| {
-        s["monorepos"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|m| m["monorepo"] == "ann/mono" && m["connection"] == "connected")
-    })
+    b.connected(MONO)
 }
 
 /// Pushes a branch from the seed and merges it on the server; answers the new main head.
@@ -168,8 +90,8 @@ fn dirty(path: &Path) {
 #[tokio::test]
 async fn two_machines_follow_main_and_leave_dirty_trees_alone() {
     let w = world().await;
-    let mut a = Laptop::new(&w, "box-a");
-    let mut b = Laptop::new(&w, "box-b");
+    let mut a = laptop(&w, "box-a");
+    let mut b = laptop(&w, "box-b");
     assert!(a.status().is_none(), "no daemon yet");
     a.start();
     b.start();
@@ -193,8 +115,8 @@ async fn two_machines_follow_main_and_leave_dirty_trees_alone() {
     let head = merge(&w, "one").await;
     // The daemon notes the move in its status right after it fast-forwards: wait for both.
     until("both mains at the merge", || {
-        a.head() == head
-            && b.head() == head
+        head_of(&a) == head
+            && head_of(&b) == head
             && a.status()
                 .is_some_and(|s| s["monorepos"][0]["last_main_move"]["head"] == head.as_str())
     })
@@ -222,9 +144,9 @@ async fn two_machines_follow_main_and_leave_dirty_trees_alone() {
         .collect();
     assert!(names.contains(&("box-a", true)), "{machines}");
     assert!(names.contains(&("box-b", true)), "{machines}");
-    dirty(&b.api());
+    dirty(&api(&b));
     let next = merge(&w, "two").await;
-    until("A at the second merge", || a.head() == next).await;
+    until("A at the second merge", || head_of(&a) == next).await;
     until("B reports its checkout held", || {
         b.status().is_some_and(|s| {
             s["monorepos"][0]["held"]
@@ -233,9 +155,9 @@ async fn two_machines_follow_main_and_leave_dirty_trees_alone() {
         })
     })
     .await;
-    assert_eq!(b.head(), head, "a dirty tree is not touched");
+    assert_eq!(head_of(&b), head, "a dirty tree is not touched");
     assert_eq!(
-        std::fs::read_to_string(b.api().join("a.txt")).unwrap(),
+        std::fs::read_to_string(api(&b).join("a.txt")).unwrap(),
         "local edit\n"
     );
 
@@ -264,17 +186,17 @@ async fn two_machines_follow_main_and_leave_dirty_trees_alone() {
 #[tokio::test]
 async fn a_restarted_server_is_followed_without_missing_a_move() {
     let mut w = world().await;
-    let mut a = Laptop::new(&w, "box-a");
+    let mut a = laptop(&w, "box-a");
     a.start();
     until("connected", || connected(&a)).await;
     let first = merge(&w, "one").await;
-    until("main at the first merge", || a.head() == first).await;
+    until("main at the first merge", || head_of(&a) == first).await;
 
     w.app.restart().await;
     // Made before the daemon's reconnect (its backoff starts at a second).
     let moved = merge(&w, "while-away").await;
     until("main at the merge made while disconnected", || {
-        a.head() == moved
+        head_of(&a) == moved
     })
     .await;
     until("connected again", || connected(&a)).await;
@@ -294,7 +216,7 @@ async fn machine_row(w: &World, name: &str) -> Option<Value> {
 #[tokio::test]
 async fn worktrees_are_announced_and_carry_trailers() {
     let w = world().await;
-    let mut a = Laptop::new(&w, "box-a");
+    let mut a = laptop(&w, "box-a");
     a.start();
     until("connected", || connected(&a)).await;
 
@@ -332,15 +254,32 @@ async fn worktrees_are_announced_and_carry_trailers() {
         "{trailers}"
     );
     assert!(trailers.contains("Svc-Machine: box-a"), "{trailers}");
+    assert!(!trailers.contains("Svc-Agent"), "{trailers}");
+    // An agent's commit names it too.
+    std::fs::write(path.join("g.txt"), "g\n").unwrap();
+    a.m.git(&path, &["add", "g.txt"]);
+    a.m.git_env(
+        &path,
+        &[("SVC_AGENT", "claude-7")],
+        &["commit", "-q", "-m", "by an agent"],
+    );
+    let trailers = a.m.git(&path, &["log", "-1", "--format=%(trailers)"]);
+    for line in [
+        format!("Svc-Worktree: {id}"),
+        "Svc-Machine: box-a".to_owned(),
+        "Svc-Agent: claude-7".to_owned(),
+    ] {
+        assert!(trailers.lines().any(|l| l == line), "{line}: {trailers}");
+    }
     assert_eq!(
         a.m.git(&path, &["rev-parse", "--abbrev-ref", "HEAD"])
             .trim(),
         "feature/x"
     );
-    std::fs::write(a.api().join("m.txt"), "m\n").unwrap();
-    a.m.git(&a.api(), &["add", "m.txt"]);
-    a.m.git(&a.api(), &["commit", "-q", "-m", "on main"]);
-    let trailers = a.m.git(&a.api(), &["log", "-1", "--format=%(trailers)"]);
+    std::fs::write(api(&a).join("m.txt"), "m\n").unwrap();
+    a.m.git(&api(&a), &["add", "m.txt"]);
+    a.m.git(&api(&a), &["commit", "-q", "-m", "on main"]);
+    let trailers = a.m.git(&api(&a), &["log", "-1", "--format=%(trailers)"]);
     assert!(trailers.trim().is_empty(), "{trailers}");
 
     let listed = a.svc(&["worktree", "list", "--json"]);
@@ -398,4 +337,44 @@ fn start_status_stop() {
         m.ok(&["daemon", "stop"]).trim(),
         "The svc daemon is not running"
     );
+}
+
+/// The systemd user unit's `ExecStart` line for `svc` at `exe`.
+fn exec_start(exe: &Path) -> String {
+    format!("ExecStart=\"{}\" daemon run", exe.display())
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn install_writes_the_user_unit() {
+    let m = Machine::new();
+    let unit = m
+        .home
+        .path()
+        .join(".config/systemd/user/svc-daemon.service");
+    let exe = std::fs::canonicalize(svc_tests::workspace_bin("svc")).unwrap();
+
+    let out = m.ok(&["daemon", "install", "--no-enable"]);
+    assert!(out.contains(&format!("Wrote {}", unit.display())), "{out}");
+    assert!(
+        out.contains("systemctl --user enable --now svc-daemon.service"),
+        "{out}"
+    );
+    let text = std::fs::read_to_string(&unit).unwrap();
+    assert!(text.lines().any(|l| l == exec_start(&exe)), "{text}");
+    for line in [
+        "[Service]",
+        "Restart=on-failure",
+        "[Install]",
+        "WantedBy=default.target",
+    ] {
+        assert!(text.lines().any(|l| l == line), "{line}: {text}");
+    }
+
+    // Without a user service manager (a sealed HOME has no session bus) enabling fails
+    // gracefully: the unit is written and the way to enable it said.
+    std::fs::remove_file(&unit).unwrap();
+    let out = m.run(&["daemon", "install"]);
+    assert!(out.status.success(), "{}", all_output(&out));
+    assert_eq!(std::fs::read_to_string(&unit).unwrap(), text);
 }

@@ -467,3 +467,54 @@ async fn uploads_and_saves_are_checked() {
         .unwrap();
     assert_eq!(r.status(), StatusCode::NOT_FOUND);
 }
+
+#[tokio::test]
+async fn concurrent_listings_of_merged_files_all_answer() {
+    let app = TestApp::start().await;
+    let ann = app
+        .bootstrap(json!({"email": "ann@example.com"}))
+        .await
+        .credential
+        .token;
+    app.monorepo(&ann, json!({"name": "mono"})).await;
+    let meta = app.get_json(&ann, &format!("{M}/repos/meta")).await;
+    let git = Git::new(&ann);
+    git.ok(
+        git.home.path(),
+        &["clone", "-q", meta["clone_url"].as_str().unwrap(), "meta"],
+    );
+    let work = git.path("meta");
+    git.commit(&work, "base", &[(".svc/base.txt", b"base\n")]);
+    git.ok(&work, &["push", "-q", "origin", "HEAD:main"]);
+    // Contents the server has never hashed, brought in by a merge.
+    git.ok(&work, &["checkout", "-q", "-b", "many"]);
+    let files: Vec<(String, Vec<u8>)> = (0..20)
+        .map(|i| (format!(".svc/f{i}.txt"), format!("file {i}\n").into_bytes()))
+        .collect();
+    let refs: Vec<(&str, &[u8])> = files
+        .iter()
+        .map(|(p, b)| (p.as_str(), b.as_slice()))
+        .collect();
+    git.commit(&work, "many", &refs);
+    git.ok(&work, &["push", "-q", "origin", "many"]);
+    let r = app
+        .as_user(
+            Method::POST,
+            &format!("{M}/repos/meta/branches/many/merge"),
+            &ann,
+        )
+        .send()
+        .await
+        .unwrap();
+    expect_json::<Value>(r, StatusCode::OK).await;
+
+    // Every machine's daemon lists them at once; each listing answers in full.
+    let listings = (0..8).map(|_| {
+        app.as_user(Method::GET, &format!("{M}/meta/files"), &ann)
+            .send()
+    });
+    for r in futures_util::future::join_all(listings).await {
+        let listed: Value = expect_json(r.unwrap(), StatusCode::OK).await;
+        assert_eq!(listed["files"].as_array().unwrap().len(), 21, "{listed}");
+    }
+}

@@ -29,17 +29,7 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
     };
     let config_dir = config::config_dir()?;
     let (root, clone) = find_clone(&Clones::load(&config_dir)?, &start)?;
-    let session = Session::open(Some(&clone.server))?;
-    let machine = match std::env::var("SVC_MACHINE").ok().filter(|m| !m.is_empty()) {
-        Some(m) => m,
-        None => Hosts::load(&config_dir)?
-            .servers
-            .get(&session.server)
-            .map(|h| h.credential_name.clone())
-            .filter(|n| !n.is_empty())
-            .unwrap_or_else(|| "machine".into()),
-    };
-    let report = meta_sync::sync(&session, &clone.monorepo, &root.join(".svc"), &machine)?;
+    let report = sync_clone(&clone.server, &clone.monorepo, &root)?;
     print(global, &report, || summary(&report))?;
     if report.conflicts.is_empty() {
         return Ok(());
@@ -57,6 +47,22 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
         named.join(", ")
     ))
     .hint("merge your changes into the server's file and run svc sync again"))
+}
+
+/// Syncs the `.svc/` of the clone at `root` (also what the daemon runs), saving as
+/// SVC_MACHINE, else this machine's credential name for the server.
+pub fn sync_clone(server: &str, monorepo: &str, root: &Path) -> Result<Report> {
+    let session = Session::open(Some(server))?;
+    let machine = match std::env::var("SVC_MACHINE").ok().filter(|m| !m.is_empty()) {
+        Some(m) => m,
+        None => Hosts::load(&session.config_dir)?
+            .servers
+            .get(&session.server)
+            .map(|h| h.credential_name.clone())
+            .filter(|n| !n.is_empty())
+            .unwrap_or_else(|| "machine".into()),
+    };
+    meta_sync::sync(&session, monorepo, &root.join(".svc"), &machine)
 }
 
 /// The registered clone holding `start`: the deepest one.

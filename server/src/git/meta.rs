@@ -6,6 +6,7 @@
 //! so a listing hashes each content once and an upload can be found by its digest.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use gix::ObjectId;
 use gix::bstr::ByteSlice;
@@ -200,10 +201,13 @@ fn remember(repo: &gix::Repository, blob: ObjectId, sha256: &str) -> Result<(), 
     write_small(&dir.join("sha256"), sha256, &blob.to_string())
 }
 
-/// Writes `dir/name` whole (a temp file, then a rename).
+/// Writes `dir/name` whole (a temp file, then a rename). The temp name is unique to the
+/// write: concurrent requests may cache the same blob at once.
 fn write_small(dir: &Path, name: &str, text: &str) -> Result<(), read::Error> {
+    static WRITES: AtomicU64 = AtomicU64::new(0);
     std::fs::create_dir_all(dir).map_err(git)?;
-    let tmp = dir.join(format!(".{name}.{}", std::process::id()));
+    let n = WRITES.fetch_add(1, Ordering::Relaxed);
+    let tmp = dir.join(format!(".{name}.{}.{n}", std::process::id()));
     std::fs::write(&tmp, text).map_err(git)?;
     std::fs::rename(&tmp, dir.join(name)).map_err(git)
 }

@@ -8,8 +8,15 @@ use crate::config::write_atomic;
 use crate::error::{CommandError, Result};
 
 /// Run the daemon at login: a systemd user unit (a launchd agent on macOS)
+///
+/// Writes the unit and enables it; when the service manager cannot be reached (no user
+/// session), it says how to enable it later.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// Only write the unit (or agent) file; do not enable or start it
+    #[arg(long)]
+    pub no_enable: bool,
+}
 
 fn home() -> Result<PathBuf> {
     std::env::var_os("HOME")
@@ -34,7 +41,7 @@ fn manage(program: &str, args: &[&str]) -> bool {
     }
 }
 
-pub fn run(_: &Args) -> Result<()> {
+pub fn run(args: &Args) -> Result<()> {
     let exe = std::env::current_exe()?;
     let exe = exe.display().to_string();
     if cfg!(target_os = "macos") {
@@ -55,7 +62,7 @@ pub fn run(_: &Args) -> Result<()> {
         );
         write_atomic(&path, plist.as_bytes(), false)?;
         println!("Wrote {}", path.display());
-        if manage("launchctl", &["load", "-w", &path.display().to_string()]) {
+        if !args.no_enable && manage("launchctl", &["load", "-w", &path.display().to_string()]) {
             println!("The svc daemon now runs at login");
         } else {
             println!("Load it with: launchctl load -w {}", path.display());
@@ -69,7 +76,8 @@ pub fn run(_: &Args) -> Result<()> {
     );
     write_atomic(&path, unit.as_bytes(), false)?;
     println!("Wrote {}", path.display());
-    if manage("systemctl", &["--user", "daemon-reload"])
+    if !args.no_enable
+        && manage("systemctl", &["--user", "daemon-reload"])
         && manage(
             "systemctl",
             &["--user", "enable", "--now", "svc-daemon.service"],

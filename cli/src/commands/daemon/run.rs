@@ -2,9 +2,12 @@
 
 use std::sync::Arc;
 
+use svc_protocol::daemon::{MetaChanges, MetaConflict};
+
 use crate::config::{Hosts, config_dir};
 use crate::credstore;
 use crate::error::{CommandError, Result};
+use crate::meta_sync::Report;
 
 /// Run the daemon in the foreground (what start and the service unit run)
 #[derive(Debug, clap::Args)]
@@ -26,11 +29,17 @@ pub fn run(_: &Args) -> Result<()> {
             .ok()
             .flatten()
     });
+    let meta_sync: svc_daemon::MetaSync = Arc::new(|clone: &svc_daemon::MetaClone| {
+        crate::commands::sync::sync_clone(&clone.server, &clone.monorepo, &clone.path)
+            .map(changes)
+            .map_err(|e| e.to_string())
+    });
     svc_daemon::run(svc_daemon::Options {
         config_dir,
         data_dir,
         machine,
         token,
+        meta_sync,
     })
     .map_err(|e| match e {
         svc_daemon::DaemonError::AlreadyRunning(..) => {
@@ -38,4 +47,21 @@ pub fn run(_: &Args) -> Result<()> {
         }
         e => CommandError::internal(e.to_string()),
     })
+}
+
+fn changes(report: Report) -> MetaChanges {
+    MetaChanges {
+        version: report.version,
+        saved: report.saved,
+        downloaded: report.downloaded,
+        deleted: report.deleted,
+        conflicts: report
+            .conflicts
+            .into_iter()
+            .map(|c| MetaConflict {
+                path: c.path,
+                copy: c.copy,
+            })
+            .collect(),
+    }
 }

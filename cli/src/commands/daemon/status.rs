@@ -3,7 +3,9 @@
 use std::fmt::Write;
 
 use serde::Serialize;
-use svc_protocol::daemon::{Connection, DAEMON_PROTOCOL, Reply, Request, Status};
+use svc_protocol::daemon::{
+    Connection, DAEMON_PROTOCOL, LastSync, Reply, Request, Status, SyncOutcome,
+};
 
 use crate::commands::Global;
 use crate::error::{CommandError, Result};
@@ -69,8 +71,71 @@ fn human(status: Option<&Status>) -> String {
         for held in &m.held {
             let _ = writeln!(out, "  left alone: {} ({})", held.path, held.reason);
         }
+        for sync in &m.syncs {
+            let _ = writeln!(out, "  {}", last_sync(sync, m.paths.len() > 1));
+            for c in &sync.changes.conflicts {
+                let _ = match &c.copy {
+                    Some(copy) => writeln!(
+                        out,
+                        "  conflict: .svc/{} kept the server's version, yours is .svc/{copy}",
+                        c.path
+                    ),
+                    None => writeln!(
+                        out,
+                        "  conflict: .svc/{} was edited elsewhere after you deleted it",
+                        c.path
+                    ),
+                };
+            }
+        }
     }
     out
+}
+
+/// `last sync 12:04:05 UTC: 1 saved, 2 downloaded` (naming the clone when there are
+/// several).
+fn last_sync(sync: &LastSync, name_clone: bool) -> String {
+    let mut text = format!("last sync {}", clock(sync.at));
+    if name_clone {
+        let _ = write!(text, " of {}", sync.path);
+    }
+    let c = &sync.changes;
+    let what = match sync.outcome {
+        SyncOutcome::Failed => format!(
+            "failed: {}",
+            sync.error.as_deref().unwrap_or("no reason given")
+        ),
+        SyncOutcome::Synced | SyncOutcome::Conflicts => {
+            let mut parts: Vec<String> = [
+                (c.saved.len(), "saved"),
+                (c.downloaded.len(), "downloaded"),
+                (c.deleted.len(), "deleted"),
+                (c.conflicts.len(), "conflict"),
+            ]
+            .iter()
+            .filter(|(n, _)| *n > 0)
+            .map(|(n, what)| match (*n, *what) {
+                (1, _) => format!("1 {what}"),
+                (n, "conflict") => format!("{n} conflicts"),
+                (n, what) => format!("{n} {what}"),
+            })
+            .collect();
+            if parts.is_empty() {
+                parts.push("up to date".to_owned());
+            }
+            parts.join(", ")
+        }
+    };
+    let checked = clock(sync.checked_at);
+    if checked != clock(sync.at) {
+        let _ = write!(text, ": {what} (checked {checked})");
+        return text;
+    }
+    format!("{text}: {what}")
+}
+
+fn clock(at: time::OffsetDateTime) -> String {
+    format!("{:02}:{:02}:{:02} UTC", at.hour(), at.minute(), at.second())
 }
 
 fn uptime(secs: u64) -> String {
