@@ -105,7 +105,9 @@ impl Machine {
         loop {
             let status = run(&mut self.svc(&["daemon", "status", "--json"])?)?;
             let status: Value = serde_json::from_str(&status)?;
-            let followed = status["monorepos"].as_array().map_or(&[][..], Vec::as_slice);
+            let followed = status["monorepos"]
+                .as_array()
+                .map_or(&[][..], Vec::as_slice);
             let connected = followed
                 .iter()
                 .filter(|f| f["connection"] == "connected")
