@@ -141,6 +141,15 @@ fn checkout_head(dir: &Path) -> anyhow::Result<String> {
     }
 }
 
+/// Prints the machine, starts a server on a fresh work dir and bootstraps its user.
+async fn start(name: &str, database_url: Option<&str>) -> anyhow::Result<(PathBuf, Server, Api)> {
+    print_machine();
+    let dir = work_dir(name)?;
+    let server = Server::start(&dir.join("data"), database_url, &dir.join("server.log")).await?;
+    let api = Api::bootstrap(&server).await?;
+    Ok((dir, server, api))
+}
+
 /// A monorepo `name` with repo `api`, main pushed once from `work`.
 async fn seeded(api: &Api, dir: &Path, name: &str) -> anyhow::Result<(String, PathBuf)> {
     let (full, url) = api.repo(name, "api").await?;
@@ -161,15 +170,7 @@ pub struct FollowOptions {
 }
 
 pub async fn follow(opts: FollowOptions) -> anyhow::Result<()> {
-    print_machine();
-    let dir = work_dir("daemon-follow")?;
-    let server = Server::start(
-        &dir.join("data"),
-        opts.database_url.as_deref(),
-        &dir.join("server.log"),
-    )
-    .await?;
-    let api = Api::bootstrap(&server).await?;
+    let (dir, server, api) = start("daemon-follow", opts.database_url.as_deref()).await?;
     let (full, work) = seeded(&api, &dir, "mono").await?;
     let mut machines = Vec::new();
     for name in ["laptop", "desktop"] {
@@ -289,15 +290,7 @@ pub struct IdleOptions {
 }
 
 pub async fn idle(opts: IdleOptions) -> anyhow::Result<()> {
-    print_machine();
-    let dir = work_dir("daemon-idle")?;
-    let server = Server::start(
-        &dir.join("data"),
-        opts.database_url.as_deref(),
-        &dir.join("server.log"),
-    )
-    .await?;
-    let api = Api::bootstrap(&server).await?;
+    let (dir, server, api) = start("daemon-idle", opts.database_url.as_deref()).await?;
     let mut m = Machine::new(&dir, "idle", &server.base, &api.token)?;
     for i in 0..opts.monorepos {
         let (full, _) = seeded(&api, &dir, &format!("mono{i}")).await?;
@@ -350,15 +343,7 @@ pub struct SyncOptions {
 }
 
 pub async fn sync_unchanged(opts: SyncOptions) -> anyhow::Result<()> {
-    print_machine();
-    let dir = work_dir("sync-unchanged")?;
-    let server = Server::start(
-        &dir.join("data"),
-        opts.database_url.as_deref(),
-        &dir.join("server.log"),
-    )
-    .await?;
-    let api = Api::bootstrap(&server).await?;
+    let (dir, server, api) = start("sync-unchanged", opts.database_url.as_deref()).await?;
     let m = Machine::new(&dir, "syncer", &server.base, &api.token)?;
     let (full, _) = seeded(&api, &dir, "full").await?;
     let (empty, _) = seeded(&api, &dir, "empty").await?;
