@@ -337,6 +337,37 @@ impl TestApp {
             .expect("get");
         expect_json(r, StatusCode::OK).await
     }
+
+    /// Merges a branch adding `.svc/<name>` with `content` into the meta repo of
+    /// `monorepo` (`owner/name`) as `token`; answers the MergeResult.
+    pub async fn merge_into_meta(
+        &self,
+        token: &str,
+        monorepo: &str,
+        name: &str,
+        content: &[u8],
+    ) -> Value {
+        let m = format!("/v1/monorepos/{monorepo}");
+        let meta = self.get_json(token, &format!("{m}/repos/meta")).await;
+        let git = git::Git::new(token);
+        let url = meta["clone_url"].as_str().expect("meta clone_url");
+        git.ok(git.home.path(), &["clone", "-q", url, "meta"]);
+        let work = git.path("meta");
+        git.ok(&work, &["checkout", "-q", "-b", "add-merged"]);
+        let path = format!(".svc/{name}");
+        git.commit(&work, "add merged", &[(path.as_str(), content)]);
+        git.ok(&work, &["push", "-q", "origin", "add-merged"]);
+        let r = self
+            .as_user(
+                Method::POST,
+                &format!("{m}/repos/meta/branches/add-merged/merge"),
+                token,
+            )
+            .send()
+            .await
+            .expect("merge");
+        expect_json(r, StatusCode::OK).await
+    }
 }
 
 /// A server with user `ann`, monorepo `ann/<monorepo>` and its repo at `path`, cloned

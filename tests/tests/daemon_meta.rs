@@ -9,7 +9,6 @@ use std::time::Duration;
 
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
-use svc_tests::git::Git;
 use svc_tests::laptop::{Laptop, until, until_within};
 use svc_tests::{TestApp, expect_json};
 
@@ -203,27 +202,10 @@ async fn an_api_save_and_a_merge_reach_every_machine() {
     .await;
 
     // A merge into the meta repo.
-    let meta = w.app.get_json(&w.token, &format!("{M}/repos/meta")).await;
-    let git = Git::new(&w.token);
-    git.ok(
-        git.home.path(),
-        &["clone", "-q", meta["clone_url"].as_str().unwrap(), "meta"],
-    );
-    let work = git.path("meta");
-    git.ok(&work, &["checkout", "-q", "-b", "add-merged"]);
-    git.commit(&work, "add merged", &[(".svc/merged.txt", b"by merge\n")]);
-    git.ok(&work, &["push", "-q", "origin", "add-merged"]);
-    let r = w
+    let merged = w
         .app
-        .as_user(
-            Method::POST,
-            &format!("{M}/repos/meta/branches/add-merged/merge"),
-            &w.token,
-        )
-        .send()
-        .await
-        .unwrap();
-    let merged: Value = expect_json(r, StatusCode::OK).await;
+        .merge_into_meta(&w.token, MONO, "merged.txt", b"by merge\n")
+        .await;
     until_within(REACH, "the merged file on both machines", || {
         read(&w.a, "merged.txt").as_deref() == Some("by merge\n")
             && read(&w.b, "merged.txt").as_deref() == Some("by merge\n")

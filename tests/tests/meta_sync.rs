@@ -227,27 +227,10 @@ async fn two_machines_share_the_meta_layer() {
     assert_eq!(read(&w.a, "svc.toml").as_deref(), Some("# from a\n"));
 
     // A merge into the meta repo reaches the machines on their next sync.
-    let meta = w.app.get_json(&w.ann, &format!("{M}/repos/meta")).await;
-    let git = Git::new(&w.ann);
-    git.ok(
-        git.home.path(),
-        &["clone", "-q", meta["clone_url"].as_str().unwrap(), "meta"],
-    );
-    let work = git.path("meta");
-    git.ok(&work, &["checkout", "-q", "-b", "add-merged"]);
-    git.commit(&work, "add merged", &[(".svc/merged.txt", b"by merge\n")]);
-    git.ok(&work, &["push", "-q", "origin", "add-merged"]);
-    let r = w
+    let merged = w
         .app
-        .as_user(
-            Method::POST,
-            &format!("{M}/repos/meta/branches/add-merged/merge"),
-            &w.ann,
-        )
-        .send()
-        .await
-        .unwrap();
-    let merged: Value = expect_json(r, StatusCode::OK).await;
+        .merge_into_meta(&w.ann, "ann/mono", "merged.txt", b"by merge\n")
+        .await;
     let r = w.sync('b');
     assert_eq!(strings(&r["downloaded"]), vec!["merged.txt".to_owned()]);
     assert_eq!(r["version"], merged["sha"]);
