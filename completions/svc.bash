@@ -16,6 +16,9 @@ _svc() {
             ",$1")
                 cmd="svc"
                 ;;
+            svc,api)
+                cmd="svc__subcmd__api"
+                ;;
             svc,auth)
                 cmd="svc__subcmd__auth"
                 ;;
@@ -201,6 +204,9 @@ _svc() {
                 ;;
             svc__subcmd__daemon__subcmd__help,stop)
                 cmd="svc__subcmd__daemon__subcmd__help__subcmd__stop"
+                ;;
+            svc__subcmd__help,api)
+                cmd="svc__subcmd__help__subcmd__api"
                 ;;
             svc__subcmd__help,auth)
                 cmd="svc__subcmd__help__subcmd__auth"
@@ -464,12 +470,66 @@ _svc() {
 
     case "${cmd}" in
         svc)
-            opts="-h -V --server --json --help --version login logout auth git-credential credential monorepo repo clone branch review status checks sync meta completions daemon worktree help"
+            opts="-h -V --server --json --help --version login logout auth git-credential credential monorepo repo clone branch review status checks sync api meta completions daemon worktree help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__api)
+            opts="-X -f -F -H -h -V --method --raw-field --field --input --header --paginate --server --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --method)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -X)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --raw-field)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --field)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -F)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --input)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --header)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -H)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --server)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1418,8 +1478,22 @@ _svc() {
             return 0
             ;;
         svc__subcmd__help)
-            opts="login logout auth git-credential credential monorepo repo clone branch review status checks sync meta completions daemon worktree help"
+            opts="login logout auth git-credential credential monorepo repo clone branch review status checks sync api meta completions daemon worktree help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__help__subcmd__api)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -2118,7 +2192,7 @@ _svc() {
             return 0
             ;;
         svc__subcmd__login)
-            opts="-h -V --no-browser --machine --server --json --help --version"
+            opts="-h -V --no-browser --machine --with-token --server --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -25,7 +25,7 @@ function __fish_svc_using_subcommand
 end
 
 complete -c svc -n "__fish_svc_needs_command" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
-complete -c svc -n "__fish_svc_needs_command" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_needs_command" -l json -d 'Print data as JSON, and errors as JSON on stderr'
 complete -c svc -n "__fish_svc_needs_command" -s h -l help -d 'Print help'
 complete -c svc -n "__fish_svc_needs_command" -s V -l version -d 'Print version'
 complete -c svc -n "__fish_svc_needs_command" -f -a "login" -d 'Sign this machine in with the device flow (a code you approve in a browser)'
@@ -41,6 +41,7 @@ complete -c svc -n "__fish_svc_needs_command" -f -a "review" -d 'Approve, commen
 complete -c svc -n "__fish_svc_needs_command" -f -a "status" -d 'Post commit statuses, the checks that gate merges'
 complete -c svc -n "__fish_svc_needs_command" -f -a "checks" -d 'Show a commit\'s checks; exits 1 unless they pass the merge gate'
 complete -c svc -n "__fish_svc_needs_command" -f -a "sync" -d 'Sync this clone\'s .svc/ with the monorepo\'s meta layer, both ways'
+complete -c svc -n "__fish_svc_needs_command" -f -a "api" -d 'Call any API route with your credential and print the JSON answer'
 complete -c svc -n "__fish_svc_needs_command" -f -a "meta" -d 'The older name of `svc sync`, still accepted'
 complete -c svc -n "__fish_svc_needs_command" -f -a "completions" -d 'Print the shell completion script for svc'
 complete -c svc -n "__fish_svc_needs_command" -f -a "daemon" -d 'Run, start, stop, inspect or install the svc daemon'
@@ -49,15 +50,16 @@ complete -c svc -n "__fish_svc_needs_command" -f -a "help" -d 'Print this messag
 complete -c svc -n "__fish_svc_using_subcommand login" -l machine -d 'Name of this machine\'s credential [default: the host name]' -r
 complete -c svc -n "__fish_svc_using_subcommand login" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
 complete -c svc -n "__fish_svc_using_subcommand login" -l no-browser -d 'Don\'t open a browser; just print the URL and code'
-complete -c svc -n "__fish_svc_using_subcommand login" -l json -d 'Print data as JSON'
-complete -c svc -n "__fish_svc_using_subcommand login" -s h -l help -d 'Print help'
+complete -c svc -n "__fish_svc_using_subcommand login" -l with-token -d 'Read a credential\'s token from standard input, check it and store it'
+complete -c svc -n "__fish_svc_using_subcommand login" -l json -d 'Print data as JSON, and errors as JSON on stderr'
+complete -c svc -n "__fish_svc_using_subcommand login" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c svc -n "__fish_svc_using_subcommand login" -s V -l version -d 'Print version'
 complete -c svc -n "__fish_svc_using_subcommand logout" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
-complete -c svc -n "__fish_svc_using_subcommand logout" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand logout" -l json -d 'Print data as JSON, and errors as JSON on stderr'
 complete -c svc -n "__fish_svc_using_subcommand logout" -s h -l help -d 'Print help'
 complete -c svc -n "__fish_svc_using_subcommand logout" -s V -l version -d 'Print version'
 complete -c svc -n "__fish_svc_using_subcommand auth; and not __fish_seen_subcommand_from status token setup-git help" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
-complete -c svc -n "__fish_svc_using_subcommand auth; and not __fish_seen_subcommand_from status token setup-git help" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand auth; and not __fish_seen_subcommand_from status token setup-git help" -l json -d 'Print data as JSON, and errors as JSON on stderr'
 complete -c svc -n "__fish_svc_using_subcommand auth; and not __fish_seen_subcommand_from status token setup-git help" -s h -l help -d 'Print help'
 complete -c svc -n "__fish_svc_using_subcommand auth; and not __fish_seen_subcommand_from status token setup-git help" -s V -l version -d 'Print version'
 complete -c svc -n "__fish_svc_using_subcommand auth; and not __fish_seen_subcommand_from status token setup-git help" -f -a "status" -d 'Show the server, your login, this machine\'s credential and where it is stored'
@@ -65,15 +67,15 @@ complete -c svc -n "__fish_svc_using_subcommand auth; and not __fish_seen_subcom
 complete -c svc -n "__fish_svc_using_subcommand auth; and not __fish_seen_subcommand_from status token setup-git help" -f -a "setup-git" -d 'Make git ask svc for credentials for this server (and only this server)'
 complete -c svc -n "__fish_svc_using_subcommand auth; and not __fish_seen_subcommand_from status token setup-git help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c svc -n "__fish_svc_using_subcommand auth; and __fish_seen_subcommand_from status" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
-complete -c svc -n "__fish_svc_using_subcommand auth; and __fish_seen_subcommand_from status" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand auth; and __fish_seen_subcommand_from status" -l json -d 'Print data as JSON, and errors as JSON on stderr'
 complete -c svc -n "__fish_svc_using_subcommand auth; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help'
 complete -c svc -n "__fish_svc_using_subcommand auth; and __fish_seen_subcommand_from status" -s V -l version -d 'Print version'
 complete -c svc -n "__fish_svc_using_subcommand auth; and __fish_seen_subcommand_from token" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
-complete -c svc -n "__fish_svc_using_subcommand auth; and __fish_seen_subcommand_from token" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand auth; and __fish_seen_subcommand_from token" -l json -d 'Print data as JSON, and errors as JSON on stderr'
 complete -c svc -n "__fish_svc_using_subcommand auth; and __fish_seen_subcommand_from token" -s h -l help -d 'Print help'
 complete -c svc -n "__fish_svc_using_subcommand auth; and __fish_seen_subcommand_from token" -s V -l version -d 'Print version'
 complete -c svc -n "__fish_svc_using_subcommand auth; and __fish_seen_subcommand_from setup-git" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
-complete -c svc -n "__fish_svc_using_subcommand auth; and __fish_seen_subcommand_from setup-git" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand auth; and __fish_seen_subcommand_from setup-git" -l json -d 'Print data as JSON, and errors as JSON on stderr'
 complete -c svc -n "__fish_svc_using_subcommand auth; and __fish_seen_subcommand_from setup-git" -s h -l help -d 'Print help'
 complete -c svc -n "__fish_svc_using_subcommand auth; and __fish_seen_subcommand_from setup-git" -s V -l version -d 'Print version'
 complete -c svc -n "__fish_svc_using_subcommand auth; and __fish_seen_subcommand_from help" -f -a "status" -d 'Show the server, your login, this machine\'s credential and where it is stored'
@@ -81,11 +83,11 @@ complete -c svc -n "__fish_svc_using_subcommand auth; and __fish_seen_subcommand
 complete -c svc -n "__fish_svc_using_subcommand auth; and __fish_seen_subcommand_from help" -f -a "setup-git" -d 'Make git ask svc for credentials for this server (and only this server)'
 complete -c svc -n "__fish_svc_using_subcommand auth; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c svc -n "__fish_svc_using_subcommand git-credential" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
-complete -c svc -n "__fish_svc_using_subcommand git-credential" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand git-credential" -l json -d 'Print data as JSON, and errors as JSON on stderr'
 complete -c svc -n "__fish_svc_using_subcommand git-credential" -s h -l help -d 'Print help'
 complete -c svc -n "__fish_svc_using_subcommand git-credential" -s V -l version -d 'Print version'
 complete -c svc -n "__fish_svc_using_subcommand credential; and not __fish_seen_subcommand_from list create revoke help" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
-complete -c svc -n "__fish_svc_using_subcommand credential; and not __fish_seen_subcommand_from list create revoke help" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand credential; and not __fish_seen_subcommand_from list create revoke help" -l json -d 'Print data as JSON, and errors as JSON on stderr'
 complete -c svc -n "__fish_svc_using_subcommand credential; and not __fish_seen_subcommand_from list create revoke help" -s h -l help -d 'Print help'
 complete -c svc -n "__fish_svc_using_subcommand credential; and not __fish_seen_subcommand_from list create revoke help" -s V -l version -d 'Print version'
 complete -c svc -n "__fish_svc_using_subcommand credential; and not __fish_seen_subcommand_from list create revoke help" -f -a "list" -d 'List your credentials (never their tokens)'
@@ -93,17 +95,17 @@ complete -c svc -n "__fish_svc_using_subcommand credential; and not __fish_seen_
 complete -c svc -n "__fish_svc_using_subcommand credential; and not __fish_seen_subcommand_from list create revoke help" -f -a "revoke" -d 'Revoke a credential; it stops working at once'
 complete -c svc -n "__fish_svc_using_subcommand credential; and not __fish_seen_subcommand_from list create revoke help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c svc -n "__fish_svc_using_subcommand credential; and __fish_seen_subcommand_from list" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
-complete -c svc -n "__fish_svc_using_subcommand credential; and __fish_seen_subcommand_from list" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand credential; and __fish_seen_subcommand_from list" -l json -d 'Print data as JSON, and errors as JSON on stderr'
 complete -c svc -n "__fish_svc_using_subcommand credential; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
 complete -c svc -n "__fish_svc_using_subcommand credential; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
 complete -c svc -n "__fish_svc_using_subcommand credential; and __fish_seen_subcommand_from create" -l expires-in -d 'Seconds until it expires [default: never]' -r
 complete -c svc -n "__fish_svc_using_subcommand credential; and __fish_seen_subcommand_from create" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
 complete -c svc -n "__fish_svc_using_subcommand credential; and __fish_seen_subcommand_from create" -l sandbox -d 'Make a sandbox credential instead of a machine one'
-complete -c svc -n "__fish_svc_using_subcommand credential; and __fish_seen_subcommand_from create" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand credential; and __fish_seen_subcommand_from create" -l json -d 'Print data as JSON, and errors as JSON on stderr'
 complete -c svc -n "__fish_svc_using_subcommand credential; and __fish_seen_subcommand_from create" -s h -l help -d 'Print help'
 complete -c svc -n "__fish_svc_using_subcommand credential; and __fish_seen_subcommand_from create" -s V -l version -d 'Print version'
 complete -c svc -n "__fish_svc_using_subcommand credential; and __fish_seen_subcommand_from revoke" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
-complete -c svc -n "__fish_svc_using_subcommand credential; and __fish_seen_subcommand_from revoke" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand credential; and __fish_seen_subcommand_from revoke" -l json -d 'Print data as JSON, and errors as JSON on stderr'
 complete -c svc -n "__fish_svc_using_subcommand credential; and __fish_seen_subcommand_from revoke" -s h -l help -d 'Print help'
 complete -c svc -n "__fish_svc_using_subcommand credential; and __fish_seen_subcommand_from revoke" -s V -l version -d 'Print version'
 complete -c svc -n "__fish_svc_using_subcommand credential; and __fish_seen_subcommand_from help" -f -a "list" -d 'List your credentials (never their tokens)'
@@ -111,7 +113,7 @@ complete -c svc -n "__fish_svc_using_subcommand credential; and __fish_seen_subc
 complete -c svc -n "__fish_svc_using_subcommand credential; and __fish_seen_subcommand_from help" -f -a "revoke" -d 'Revoke a credential; it stops working at once'
 complete -c svc -n "__fish_svc_using_subcommand credential; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c svc -n "__fish_svc_using_subcommand monorepo; and not __fish_seen_subcommand_from create list view rename delete help" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
-complete -c svc -n "__fish_svc_using_subcommand monorepo; and not __fish_seen_subcommand_from create list view rename delete help" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand monorepo; and not __fish_seen_subcommand_from create list view rename delete help" -l json -d 'Print data as JSON, and errors as JSON on stderr'
 complete -c svc -n "__fish_svc_using_subcommand monorepo; and not __fish_seen_subcommand_from create list view rename delete help" -s h -l help -d 'Print help'
 complete -c svc -n "__fish_svc_using_subcommand monorepo; and not __fish_seen_subcommand_from create list view rename delete help" -s V -l version -d 'Print version'
 complete -c svc -n "__fish_svc_using_subcommand monorepo; and not __fish_seen_subcommand_from create list view rename delete help" -f -a "create" -d 'Make a monorepo (or, with --plain, a plain git repository)'
@@ -123,25 +125,25 @@ complete -c svc -n "__fish_svc_using_subcommand monorepo; and not __fish_seen_su
 complete -c svc -n "__fish_svc_using_subcommand monorepo; and __fish_seen_subcommand_from create" -l owner -d 'The namespace to make it in [default: your login]' -r
 complete -c svc -n "__fish_svc_using_subcommand monorepo; and __fish_seen_subcommand_from create" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
 complete -c svc -n "__fish_svc_using_subcommand monorepo; and __fish_seen_subcommand_from create" -l plain -d 'A plain repository: one repo at `.`, no meta layer'
-complete -c svc -n "__fish_svc_using_subcommand monorepo; and __fish_seen_subcommand_from create" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand monorepo; and __fish_seen_subcommand_from create" -l json -d 'Print data as JSON, and errors as JSON on stderr'
 complete -c svc -n "__fish_svc_using_subcommand monorepo; and __fish_seen_subcommand_from create" -s h -l help -d 'Print help'
 complete -c svc -n "__fish_svc_using_subcommand monorepo; and __fish_seen_subcommand_from create" -s V -l version -d 'Print version'
 complete -c svc -n "__fish_svc_using_subcommand monorepo; and __fish_seen_subcommand_from list" -l owner -d 'Only this owner\'s' -r
 complete -c svc -n "__fish_svc_using_subcommand monorepo; and __fish_seen_subcommand_from list" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
-complete -c svc -n "__fish_svc_using_subcommand monorepo; and __fish_seen_subcommand_from list" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand monorepo; and __fish_seen_subcommand_from list" -l json -d 'Print data as JSON, and errors as JSON on stderr'
 complete -c svc -n "__fish_svc_using_subcommand monorepo; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
 complete -c svc -n "__fish_svc_using_subcommand monorepo; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
 complete -c svc -n "__fish_svc_using_subcommand monorepo; and __fish_seen_subcommand_from view" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
-complete -c svc -n "__fish_svc_using_subcommand monorepo; and __fish_seen_subcommand_from view" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand monorepo; and __fish_seen_subcommand_from view" -l json -d 'Print data as JSON, and errors as JSON on stderr'
 complete -c svc -n "__fish_svc_using_subcommand monorepo; and __fish_seen_subcommand_from view" -s h -l help -d 'Print help'
 complete -c svc -n "__fish_svc_using_subcommand monorepo; and __fish_seen_subcommand_from view" -s V -l version -d 'Print version'
 complete -c svc -n "__fish_svc_using_subcommand monorepo; and __fish_seen_subcommand_from rename" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
-complete -c svc -n "__fish_svc_using_subcommand monorepo; and __fish_seen_subcommand_from rename" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand monorepo; and __fish_seen_subcommand_from rename" -l json -d 'Print data as JSON, and errors as JSON on stderr'
 complete -c svc -n "__fish_svc_using_subcommand monorepo; and __fish_seen_subcommand_from rename" -s h -l help -d 'Print help'
 complete -c svc -n "__fish_svc_using_subcommand monorepo; and __fish_seen_subcommand_from rename" -s V -l version -d 'Print version'
 complete -c svc -n "__fish_svc_using_subcommand monorepo; and __fish_seen_subcommand_from delete" -l confirm -d 'The same <owner>/<monorepo> again, to confirm' -r
 complete -c svc -n "__fish_svc_using_subcommand monorepo; and __fish_seen_subcommand_from delete" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
-complete -c svc -n "__fish_svc_using_subcommand monorepo; and __fish_seen_subcommand_from delete" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand monorepo; and __fish_seen_subcommand_from delete" -l json -d 'Print data as JSON, and errors as JSON on stderr'
 complete -c svc -n "__fish_svc_using_subcommand monorepo; and __fish_seen_subcommand_from delete" -s h -l help -d 'Print help'
 complete -c svc -n "__fish_svc_using_subcommand monorepo; and __fish_seen_subcommand_from delete" -s V -l version -d 'Print version'
 complete -c svc -n "__fish_svc_using_subcommand monorepo; and __fish_seen_subcommand_from help" -f -a "create" -d 'Make a monorepo (or, with --plain, a plain git repository)'
@@ -151,7 +153,7 @@ complete -c svc -n "__fish_svc_using_subcommand monorepo; and __fish_seen_subcom
 complete -c svc -n "__fish_svc_using_subcommand monorepo; and __fish_seen_subcommand_from help" -f -a "delete" -d 'Delete a monorepo with all its repos and records, for good'
 complete -c svc -n "__fish_svc_using_subcommand monorepo; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c svc -n "__fish_svc_using_subcommand repo; and not __fish_seen_subcommand_from create list view help" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
-complete -c svc -n "__fish_svc_using_subcommand repo; and not __fish_seen_subcommand_from create list view help" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand repo; and not __fish_seen_subcommand_from create list view help" -l json -d 'Print data as JSON, and errors as JSON on stderr'
 complete -c svc -n "__fish_svc_using_subcommand repo; and not __fish_seen_subcommand_from create list view help" -s h -l help -d 'Print help'
 complete -c svc -n "__fish_svc_using_subcommand repo; and not __fish_seen_subcommand_from create list view help" -s V -l version -d 'Print version'
 complete -c svc -n "__fish_svc_using_subcommand repo; and not __fish_seen_subcommand_from create list view help" -f -a "create" -d 'Make an empty repo in a monorepo; the first push to main creates main'
@@ -159,15 +161,15 @@ complete -c svc -n "__fish_svc_using_subcommand repo; and not __fish_seen_subcom
 complete -c svc -n "__fish_svc_using_subcommand repo; and not __fish_seen_subcommand_from create list view help" -f -a "view" -d 'Show one repo'
 complete -c svc -n "__fish_svc_using_subcommand repo; and not __fish_seen_subcommand_from create list view help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c svc -n "__fish_svc_using_subcommand repo; and __fish_seen_subcommand_from create" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
-complete -c svc -n "__fish_svc_using_subcommand repo; and __fish_seen_subcommand_from create" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand repo; and __fish_seen_subcommand_from create" -l json -d 'Print data as JSON, and errors as JSON on stderr'
 complete -c svc -n "__fish_svc_using_subcommand repo; and __fish_seen_subcommand_from create" -s h -l help -d 'Print help'
 complete -c svc -n "__fish_svc_using_subcommand repo; and __fish_seen_subcommand_from create" -s V -l version -d 'Print version'
 complete -c svc -n "__fish_svc_using_subcommand repo; and __fish_seen_subcommand_from list" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
-complete -c svc -n "__fish_svc_using_subcommand repo; and __fish_seen_subcommand_from list" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand repo; and __fish_seen_subcommand_from list" -l json -d 'Print data as JSON, and errors as JSON on stderr'
 complete -c svc -n "__fish_svc_using_subcommand repo; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
 complete -c svc -n "__fish_svc_using_subcommand repo; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
 complete -c svc -n "__fish_svc_using_subcommand repo; and __fish_seen_subcommand_from view" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
-complete -c svc -n "__fish_svc_using_subcommand repo; and __fish_seen_subcommand_from view" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand repo; and __fish_seen_subcommand_from view" -l json -d 'Print data as JSON, and errors as JSON on stderr'
 complete -c svc -n "__fish_svc_using_subcommand repo; and __fish_seen_subcommand_from view" -s h -l help -d 'Print help'
 complete -c svc -n "__fish_svc_using_subcommand repo; and __fish_seen_subcommand_from view" -s V -l version -d 'Print version'
 complete -c svc -n "__fish_svc_using_subcommand repo; and __fish_seen_subcommand_from help" -f -a "create" -d 'Make an empty repo in a monorepo; the first push to main creates main'
@@ -175,11 +177,11 @@ complete -c svc -n "__fish_svc_using_subcommand repo; and __fish_seen_subcommand
 complete -c svc -n "__fish_svc_using_subcommand repo; and __fish_seen_subcommand_from help" -f -a "view" -d 'Show one repo'
 complete -c svc -n "__fish_svc_using_subcommand repo; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c svc -n "__fish_svc_using_subcommand clone" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
-complete -c svc -n "__fish_svc_using_subcommand clone" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand clone" -l json -d 'Print data as JSON, and errors as JSON on stderr'
 complete -c svc -n "__fish_svc_using_subcommand clone" -s h -l help -d 'Print help'
 complete -c svc -n "__fish_svc_using_subcommand clone" -s V -l version -d 'Print version'
 complete -c svc -n "__fish_svc_using_subcommand branch; and not __fish_seen_subcommand_from list create view diff edit merge delete help" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
-complete -c svc -n "__fish_svc_using_subcommand branch; and not __fish_seen_subcommand_from list create view diff edit merge delete help" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand branch; and not __fish_seen_subcommand_from list create view diff edit merge delete help" -l json -d 'Print data as JSON, and errors as JSON on stderr'
 complete -c svc -n "__fish_svc_using_subcommand branch; and not __fish_seen_subcommand_from list create view diff edit merge delete help" -s h -l help -d 'Print help'
 complete -c svc -n "__fish_svc_using_subcommand branch; and not __fish_seen_subcommand_from list create view diff edit merge delete help" -s V -l version -d 'Print version'
 complete -c svc -n "__fish_svc_using_subcommand branch; and not __fish_seen_subcommand_from list create view diff edit merge delete help" -f -a "list" -d 'List a repo\'s branches: main first, then open and merged ones, newest first'
@@ -190,53 +192,53 @@ complete -c svc -n "__fish_svc_using_subcommand branch; and not __fish_seen_subc
 complete -c svc -n "__fish_svc_using_subcommand branch; and not __fish_seen_subcommand_from list create view diff edit merge delete help" -f -a "merge" -d 'Merge a branch into main with a merge commit, once its checks pass'
 complete -c svc -n "__fish_svc_using_subcommand branch; and not __fish_seen_subcommand_from list create view diff edit merge delete help" -f -a "delete" -d 'Delete a branch on the server (never main)'
 complete -c svc -n "__fish_svc_using_subcommand branch; and not __fish_seen_subcommand_from list create view diff edit merge delete help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from list" -s R -l repo -d '<owner>/<monorepo>/<repo>, or <owner>/<repo> for a plain repo [default: the repo of the svc clone you are in]' -r
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from list" -s R -l repo -d '<owner>/<monorepo>/<repo> (its name or its path), or <owner>/<repo> for a plain repo [default: the repo of the svc clone you are in]' -r
 complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from list" -l state -d 'Only branches in these states: open, merged or both, like open,merged' -r
 complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from list" -l limit -d 'At most this many rows' -r
 complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from list" -l cursor -d 'Go on where a previous page ended (its next_cursor)' -r
 complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from list" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
-complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from list" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from list" -l json -d 'Print data as JSON, and errors as JSON on stderr'
 complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
 complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
-complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from create" -s R -l repo -d '<owner>/<monorepo>/<repo>, or <owner>/<repo> for a plain repo [default: the repo of the svc clone you are in]' -r
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from create" -s R -l repo -d '<owner>/<monorepo>/<repo> (its name or its path), or <owner>/<repo> for a plain repo [default: the repo of the svc clone you are in]' -r
 complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from create" -l from -d 'A branch or commit sha to start from [default: main\'s head]' -r
 complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from create" -l title -d 'Its title, which becomes the merge commit\'s subject' -r
 complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from create" -l description -d 'Its description, which becomes the merge commit\'s body' -r
 complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from create" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
-complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from create" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from create" -l json -d 'Print data as JSON, and errors as JSON on stderr'
 complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from create" -s h -l help -d 'Print help'
 complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from create" -s V -l version -d 'Print version'
-complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from view" -s R -l repo -d '<owner>/<monorepo>/<repo>, or <owner>/<repo> for a plain repo [default: the repo of the svc clone you are in]' -r
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from view" -s R -l repo -d '<owner>/<monorepo>/<repo> (its name or its path), or <owner>/<repo> for a plain repo [default: the repo of the svc clone you are in]' -r
 complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from view" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
-complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from view" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from view" -l json -d 'Print data as JSON, and errors as JSON on stderr'
 complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from view" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from view" -s V -l version -d 'Print version'
-complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from diff" -s R -l repo -d '<owner>/<monorepo>/<repo>, or <owner>/<repo> for a plain repo [default: the repo of the svc clone you are in]' -r
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from diff" -s R -l repo -d '<owner>/<monorepo>/<repo> (its name or its path), or <owner>/<repo> for a plain repo [default: the repo of the svc clone you are in]' -r
 complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from diff" -l color -d 'When to colour' -r -f -a "auto\t'When stdout is a terminal and NO_COLOR is not set'
 always\t''
 never\t''"
 complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from diff" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
 complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from diff" -l stat -d 'A diffstat instead of patches, laid out for $COLUMNS (default 80)'
 complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from diff" -l no-pager -d 'Write to stdout, not through the pager'
-complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from diff" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from diff" -l json -d 'Print data as JSON, and errors as JSON on stderr'
 complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from diff" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from diff" -s V -l version -d 'Print version'
-complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from edit" -s R -l repo -d '<owner>/<monorepo>/<repo>, or <owner>/<repo> for a plain repo [default: the repo of the svc clone you are in]' -r
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from edit" -s R -l repo -d '<owner>/<monorepo>/<repo> (its name or its path), or <owner>/<repo> for a plain repo [default: the repo of the svc clone you are in]' -r
 complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from edit" -l title -d 'The new title; "" clears it' -r
 complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from edit" -l description -d 'The new description; "" clears it' -r
 complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from edit" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
-complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from edit" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from edit" -l json -d 'Print data as JSON, and errors as JSON on stderr'
 complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from edit" -s h -l help -d 'Print help'
 complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from edit" -s V -l version -d 'Print version'
-complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from merge" -s R -l repo -d '<owner>/<monorepo>/<repo>, or <owner>/<repo> for a plain repo [default: the repo of the svc clone you are in]' -r
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from merge" -s R -l repo -d '<owner>/<monorepo>/<repo> (its name or its path), or <owner>/<repo> for a plain repo [default: the repo of the svc clone you are in]' -r
 complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from merge" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
 complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from merge" -l force -d 'Merge past failing, missing or unknown checks; the merge is recorded as forced'
-complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from merge" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from merge" -l json -d 'Print data as JSON, and errors as JSON on stderr'
 complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from merge" -s h -l help -d 'Print help'
 complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from merge" -s V -l version -d 'Print version'
-complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from delete" -s R -l repo -d '<owner>/<monorepo>/<repo>, or <owner>/<repo> for a plain repo [default: the repo of the svc clone you are in]' -r
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from delete" -s R -l repo -d '<owner>/<monorepo>/<repo> (its name or its path), or <owner>/<repo> for a plain repo [default: the repo of the svc clone you are in]' -r
 complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from delete" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
-complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from delete" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from delete" -l json -d 'Print data as JSON, and errors as JSON on stderr'
 complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from delete" -s h -l help -d 'Print help'
 complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from delete" -s V -l version -d 'Print version'
 complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from help" -f -a "list" -d 'List a repo\'s branches: main first, then open and merged ones, newest first'
@@ -247,60 +249,70 @@ complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcomma
 complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from help" -f -a "merge" -d 'Merge a branch into main with a merge commit, once its checks pass'
 complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from help" -f -a "delete" -d 'Delete a branch on the server (never main)'
 complete -c svc -n "__fish_svc_using_subcommand branch; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c svc -n "__fish_svc_using_subcommand review" -s R -l repo -d '<owner>/<monorepo>/<repo>, or <owner>/<repo> for a plain repo [default: the repo of the svc clone you are in]' -r
+complete -c svc -n "__fish_svc_using_subcommand review" -s R -l repo -d '<owner>/<monorepo>/<repo> (its name or its path), or <owner>/<repo> for a plain repo [default: the repo of the svc clone you are in]' -r
 complete -c svc -n "__fish_svc_using_subcommand review" -s m -l message -d 'The review\'s text' -r
 complete -c svc -n "__fish_svc_using_subcommand review" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
 complete -c svc -n "__fish_svc_using_subcommand review" -l approve -d 'Approve it'
 complete -c svc -n "__fish_svc_using_subcommand review" -l comment -d 'Comment on it (needs -m)'
 complete -c svc -n "__fish_svc_using_subcommand review" -l request-changes -d 'Ask for changes (needs -m)'
 complete -c svc -n "__fish_svc_using_subcommand review" -l list -d 'List its reviews, oldest first'
-complete -c svc -n "__fish_svc_using_subcommand review" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand review" -l json -d 'Print data as JSON, and errors as JSON on stderr'
 complete -c svc -n "__fish_svc_using_subcommand review" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c svc -n "__fish_svc_using_subcommand review" -s V -l version -d 'Print version'
 complete -c svc -n "__fish_svc_using_subcommand status; and not __fish_seen_subcommand_from post help" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
-complete -c svc -n "__fish_svc_using_subcommand status; and not __fish_seen_subcommand_from post help" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand status; and not __fish_seen_subcommand_from post help" -l json -d 'Print data as JSON, and errors as JSON on stderr'
 complete -c svc -n "__fish_svc_using_subcommand status; and not __fish_seen_subcommand_from post help" -s h -l help -d 'Print help'
 complete -c svc -n "__fish_svc_using_subcommand status; and not __fish_seen_subcommand_from post help" -s V -l version -d 'Print version'
 complete -c svc -n "__fish_svc_using_subcommand status; and not __fish_seen_subcommand_from post help" -f -a "post" -d 'Post a status on a commit; the latest per context counts in its checks'
 complete -c svc -n "__fish_svc_using_subcommand status; and not __fish_seen_subcommand_from post help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c svc -n "__fish_svc_using_subcommand status; and __fish_seen_subcommand_from post" -s R -l repo -d '<owner>/<monorepo>/<repo>, or <owner>/<repo> for a plain repo [default: the repo of the svc clone you are in]' -r
+complete -c svc -n "__fish_svc_using_subcommand status; and __fish_seen_subcommand_from post" -s R -l repo -d '<owner>/<monorepo>/<repo> (its name or its path), or <owner>/<repo> for a plain repo [default: the repo of the svc clone you are in]' -r
 complete -c svc -n "__fish_svc_using_subcommand status; and __fish_seen_subcommand_from post" -l url -d 'Where to see the details' -r
 complete -c svc -n "__fish_svc_using_subcommand status; and __fish_seen_subcommand_from post" -l description -d 'One line about the result' -r
 complete -c svc -n "__fish_svc_using_subcommand status; and __fish_seen_subcommand_from post" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
-complete -c svc -n "__fish_svc_using_subcommand status; and __fish_seen_subcommand_from post" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand status; and __fish_seen_subcommand_from post" -l json -d 'Print data as JSON, and errors as JSON on stderr'
 complete -c svc -n "__fish_svc_using_subcommand status; and __fish_seen_subcommand_from post" -s h -l help -d 'Print help'
 complete -c svc -n "__fish_svc_using_subcommand status; and __fish_seen_subcommand_from post" -s V -l version -d 'Print version'
 complete -c svc -n "__fish_svc_using_subcommand status; and __fish_seen_subcommand_from help" -f -a "post" -d 'Post a status on a commit; the latest per context counts in its checks'
 complete -c svc -n "__fish_svc_using_subcommand status; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c svc -n "__fish_svc_using_subcommand checks" -s R -l repo -d '<owner>/<monorepo>/<repo>, or <owner>/<repo> for a plain repo [default: the repo of the svc clone you are in]' -r
+complete -c svc -n "__fish_svc_using_subcommand checks" -s R -l repo -d '<owner>/<monorepo>/<repo> (its name or its path), or <owner>/<repo> for a plain repo [default: the repo of the svc clone you are in]' -r
 complete -c svc -n "__fish_svc_using_subcommand checks" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
-complete -c svc -n "__fish_svc_using_subcommand checks" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand checks" -l json -d 'Print data as JSON, and errors as JSON on stderr'
 complete -c svc -n "__fish_svc_using_subcommand checks" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c svc -n "__fish_svc_using_subcommand checks" -s V -l version -d 'Print version'
 complete -c svc -n "__fish_svc_using_subcommand sync" -l dir -d 'A folder inside the clone [default: the current directory]' -r -F
 complete -c svc -n "__fish_svc_using_subcommand sync" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
-complete -c svc -n "__fish_svc_using_subcommand sync" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand sync" -l json -d 'Print data as JSON, and errors as JSON on stderr'
 complete -c svc -n "__fish_svc_using_subcommand sync" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c svc -n "__fish_svc_using_subcommand sync" -s V -l version -d 'Print version'
+complete -c svc -n "__fish_svc_using_subcommand api" -s X -l method -d 'The HTTP method [default: GET, or POST when fields are given]' -r
+complete -c svc -n "__fish_svc_using_subcommand api" -s f -l raw-field -d 'A string field KEY=VALUE (repeatable)' -r
+complete -c svc -n "__fish_svc_using_subcommand api" -s F -l field -d 'A typed field KEY=VALUE: true, false, null and numbers become JSON values, @FILE (@- for standard input) a file\'s text, anything else a string (repeatable)' -r
+complete -c svc -n "__fish_svc_using_subcommand api" -l input -d 'The request body, as is, from FILE (- for standard input)' -r
+complete -c svc -n "__fish_svc_using_subcommand api" -s H -l header -d 'A request header "Name: value" (repeatable)' -r
+complete -c svc -n "__fish_svc_using_subcommand api" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
+complete -c svc -n "__fish_svc_using_subcommand api" -l paginate -d 'Follow next_cursor to the last page and print one answer with every page\'s items'
+complete -c svc -n "__fish_svc_using_subcommand api" -l json -d 'Print data as JSON, and errors as JSON on stderr'
+complete -c svc -n "__fish_svc_using_subcommand api" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c svc -n "__fish_svc_using_subcommand api" -s V -l version -d 'Print version'
 complete -c svc -n "__fish_svc_using_subcommand meta; and not __fish_seen_subcommand_from sync help" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
-complete -c svc -n "__fish_svc_using_subcommand meta; and not __fish_seen_subcommand_from sync help" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand meta; and not __fish_seen_subcommand_from sync help" -l json -d 'Print data as JSON, and errors as JSON on stderr'
 complete -c svc -n "__fish_svc_using_subcommand meta; and not __fish_seen_subcommand_from sync help" -s h -l help -d 'Print help'
 complete -c svc -n "__fish_svc_using_subcommand meta; and not __fish_seen_subcommand_from sync help" -s V -l version -d 'Print version'
 complete -c svc -n "__fish_svc_using_subcommand meta; and not __fish_seen_subcommand_from sync help" -f -a "sync" -d 'Sync this clone\'s .svc/ with the monorepo\'s meta layer, both ways'
 complete -c svc -n "__fish_svc_using_subcommand meta; and not __fish_seen_subcommand_from sync help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c svc -n "__fish_svc_using_subcommand meta; and __fish_seen_subcommand_from sync" -l dir -d 'A folder inside the clone [default: the current directory]' -r -F
 complete -c svc -n "__fish_svc_using_subcommand meta; and __fish_seen_subcommand_from sync" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
-complete -c svc -n "__fish_svc_using_subcommand meta; and __fish_seen_subcommand_from sync" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand meta; and __fish_seen_subcommand_from sync" -l json -d 'Print data as JSON, and errors as JSON on stderr'
 complete -c svc -n "__fish_svc_using_subcommand meta; and __fish_seen_subcommand_from sync" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c svc -n "__fish_svc_using_subcommand meta; and __fish_seen_subcommand_from sync" -s V -l version -d 'Print version'
 complete -c svc -n "__fish_svc_using_subcommand meta; and __fish_seen_subcommand_from help" -f -a "sync" -d 'Sync this clone\'s .svc/ with the monorepo\'s meta layer, both ways'
 complete -c svc -n "__fish_svc_using_subcommand meta; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c svc -n "__fish_svc_using_subcommand completions" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
-complete -c svc -n "__fish_svc_using_subcommand completions" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand completions" -l json -d 'Print data as JSON, and errors as JSON on stderr'
 complete -c svc -n "__fish_svc_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c svc -n "__fish_svc_using_subcommand completions" -s V -l version -d 'Print version'
 complete -c svc -n "__fish_svc_using_subcommand daemon; and not __fish_seen_subcommand_from run start stop status install help" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
-complete -c svc -n "__fish_svc_using_subcommand daemon; and not __fish_seen_subcommand_from run start stop status install help" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand daemon; and not __fish_seen_subcommand_from run start stop status install help" -l json -d 'Print data as JSON, and errors as JSON on stderr'
 complete -c svc -n "__fish_svc_using_subcommand daemon; and not __fish_seen_subcommand_from run start stop status install help" -s h -l help -d 'Print help'
 complete -c svc -n "__fish_svc_using_subcommand daemon; and not __fish_seen_subcommand_from run start stop status install help" -s V -l version -d 'Print version'
 complete -c svc -n "__fish_svc_using_subcommand daemon; and not __fish_seen_subcommand_from run start stop status install help" -f -a "run" -d 'Run the daemon in the foreground (what start and the service unit run)'
@@ -310,24 +322,24 @@ complete -c svc -n "__fish_svc_using_subcommand daemon; and not __fish_seen_subc
 complete -c svc -n "__fish_svc_using_subcommand daemon; and not __fish_seen_subcommand_from run start stop status install help" -f -a "install" -d 'Run the daemon at login: a systemd user unit (a launchd agent on macOS)'
 complete -c svc -n "__fish_svc_using_subcommand daemon; and not __fish_seen_subcommand_from run start stop status install help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c svc -n "__fish_svc_using_subcommand daemon; and __fish_seen_subcommand_from run" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
-complete -c svc -n "__fish_svc_using_subcommand daemon; and __fish_seen_subcommand_from run" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand daemon; and __fish_seen_subcommand_from run" -l json -d 'Print data as JSON, and errors as JSON on stderr'
 complete -c svc -n "__fish_svc_using_subcommand daemon; and __fish_seen_subcommand_from run" -s h -l help -d 'Print help'
 complete -c svc -n "__fish_svc_using_subcommand daemon; and __fish_seen_subcommand_from run" -s V -l version -d 'Print version'
 complete -c svc -n "__fish_svc_using_subcommand daemon; and __fish_seen_subcommand_from start" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
-complete -c svc -n "__fish_svc_using_subcommand daemon; and __fish_seen_subcommand_from start" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand daemon; and __fish_seen_subcommand_from start" -l json -d 'Print data as JSON, and errors as JSON on stderr'
 complete -c svc -n "__fish_svc_using_subcommand daemon; and __fish_seen_subcommand_from start" -s h -l help -d 'Print help'
 complete -c svc -n "__fish_svc_using_subcommand daemon; and __fish_seen_subcommand_from start" -s V -l version -d 'Print version'
 complete -c svc -n "__fish_svc_using_subcommand daemon; and __fish_seen_subcommand_from stop" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
-complete -c svc -n "__fish_svc_using_subcommand daemon; and __fish_seen_subcommand_from stop" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand daemon; and __fish_seen_subcommand_from stop" -l json -d 'Print data as JSON, and errors as JSON on stderr'
 complete -c svc -n "__fish_svc_using_subcommand daemon; and __fish_seen_subcommand_from stop" -s h -l help -d 'Print help'
 complete -c svc -n "__fish_svc_using_subcommand daemon; and __fish_seen_subcommand_from stop" -s V -l version -d 'Print version'
 complete -c svc -n "__fish_svc_using_subcommand daemon; and __fish_seen_subcommand_from status" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
-complete -c svc -n "__fish_svc_using_subcommand daemon; and __fish_seen_subcommand_from status" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand daemon; and __fish_seen_subcommand_from status" -l json -d 'Print data as JSON, and errors as JSON on stderr'
 complete -c svc -n "__fish_svc_using_subcommand daemon; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help'
 complete -c svc -n "__fish_svc_using_subcommand daemon; and __fish_seen_subcommand_from status" -s V -l version -d 'Print version'
 complete -c svc -n "__fish_svc_using_subcommand daemon; and __fish_seen_subcommand_from install" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
 complete -c svc -n "__fish_svc_using_subcommand daemon; and __fish_seen_subcommand_from install" -l no-enable -d 'Only write the unit (or agent) file; do not enable or start it'
-complete -c svc -n "__fish_svc_using_subcommand daemon; and __fish_seen_subcommand_from install" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand daemon; and __fish_seen_subcommand_from install" -l json -d 'Print data as JSON, and errors as JSON on stderr'
 complete -c svc -n "__fish_svc_using_subcommand daemon; and __fish_seen_subcommand_from install" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c svc -n "__fish_svc_using_subcommand daemon; and __fish_seen_subcommand_from install" -s V -l version -d 'Print version'
 complete -c svc -n "__fish_svc_using_subcommand daemon; and __fish_seen_subcommand_from help" -f -a "run" -d 'Run the daemon in the foreground (what start and the service unit run)'
@@ -337,7 +349,7 @@ complete -c svc -n "__fish_svc_using_subcommand daemon; and __fish_seen_subcomma
 complete -c svc -n "__fish_svc_using_subcommand daemon; and __fish_seen_subcommand_from help" -f -a "install" -d 'Run the daemon at login: a systemd user unit (a launchd agent on macOS)'
 complete -c svc -n "__fish_svc_using_subcommand daemon; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c svc -n "__fish_svc_using_subcommand worktree; and not __fish_seen_subcommand_from add list remove help" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
-complete -c svc -n "__fish_svc_using_subcommand worktree; and not __fish_seen_subcommand_from add list remove help" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand worktree; and not __fish_seen_subcommand_from add list remove help" -l json -d 'Print data as JSON, and errors as JSON on stderr'
 complete -c svc -n "__fish_svc_using_subcommand worktree; and not __fish_seen_subcommand_from add list remove help" -s h -l help -d 'Print help'
 complete -c svc -n "__fish_svc_using_subcommand worktree; and not __fish_seen_subcommand_from add list remove help" -s V -l version -d 'Print version'
 complete -c svc -n "__fish_svc_using_subcommand worktree; and not __fish_seen_subcommand_from add list remove help" -f -a "add" -d 'Make a worktree for a branch of a repo (the branch is made from main when new)'
@@ -346,40 +358,41 @@ complete -c svc -n "__fish_svc_using_subcommand worktree; and not __fish_seen_su
 complete -c svc -n "__fish_svc_using_subcommand worktree; and not __fish_seen_subcommand_from add list remove help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c svc -n "__fish_svc_using_subcommand worktree; and __fish_seen_subcommand_from add" -l path -d 'Where [default: <clone>.worktrees/<repo>/<branch>]' -r -F
 complete -c svc -n "__fish_svc_using_subcommand worktree; and __fish_seen_subcommand_from add" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
-complete -c svc -n "__fish_svc_using_subcommand worktree; and __fish_seen_subcommand_from add" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand worktree; and __fish_seen_subcommand_from add" -l json -d 'Print data as JSON, and errors as JSON on stderr'
 complete -c svc -n "__fish_svc_using_subcommand worktree; and __fish_seen_subcommand_from add" -s h -l help -d 'Print help'
 complete -c svc -n "__fish_svc_using_subcommand worktree; and __fish_seen_subcommand_from add" -s V -l version -d 'Print version'
 complete -c svc -n "__fish_svc_using_subcommand worktree; and __fish_seen_subcommand_from list" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
-complete -c svc -n "__fish_svc_using_subcommand worktree; and __fish_seen_subcommand_from list" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand worktree; and __fish_seen_subcommand_from list" -l json -d 'Print data as JSON, and errors as JSON on stderr'
 complete -c svc -n "__fish_svc_using_subcommand worktree; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
 complete -c svc -n "__fish_svc_using_subcommand worktree; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
 complete -c svc -n "__fish_svc_using_subcommand worktree; and __fish_seen_subcommand_from remove" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
 complete -c svc -n "__fish_svc_using_subcommand worktree; and __fish_seen_subcommand_from remove" -l force -d 'Remove it even with local changes'
-complete -c svc -n "__fish_svc_using_subcommand worktree; and __fish_seen_subcommand_from remove" -l json -d 'Print data as JSON'
+complete -c svc -n "__fish_svc_using_subcommand worktree; and __fish_seen_subcommand_from remove" -l json -d 'Print data as JSON, and errors as JSON on stderr'
 complete -c svc -n "__fish_svc_using_subcommand worktree; and __fish_seen_subcommand_from remove" -s h -l help -d 'Print help'
 complete -c svc -n "__fish_svc_using_subcommand worktree; and __fish_seen_subcommand_from remove" -s V -l version -d 'Print version'
 complete -c svc -n "__fish_svc_using_subcommand worktree; and __fish_seen_subcommand_from help" -f -a "add" -d 'Make a worktree for a branch of a repo (the branch is made from main when new)'
 complete -c svc -n "__fish_svc_using_subcommand worktree; and __fish_seen_subcommand_from help" -f -a "list" -d 'List this machine\'s branch worktrees'
 complete -c svc -n "__fish_svc_using_subcommand worktree; and __fish_seen_subcommand_from help" -f -a "remove" -d 'Remove a worktree (by id or path) and its report on the server'
 complete -c svc -n "__fish_svc_using_subcommand worktree; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone branch review status checks sync meta completions daemon worktree help" -f -a "login" -d 'Sign this machine in with the device flow (a code you approve in a browser)'
-complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone branch review status checks sync meta completions daemon worktree help" -f -a "logout" -d 'Revoke this machine\'s credential on the server, then forget it'
-complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone branch review status checks sync meta completions daemon worktree help" -f -a "auth" -d 'See and use this machine\'s sign-in'
-complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone branch review status checks sync meta completions daemon worktree help" -f -a "git-credential" -d 'Answer git\'s credential requests (configured by svc auth setup-git and svc clone)'
-complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone branch review status checks sync meta completions daemon worktree help" -f -a "credential" -d 'List, make and revoke your credentials'
-complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone branch review status checks sync meta completions daemon worktree help" -f -a "monorepo" -d 'Make, list, view, rename and delete monorepos'
-complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone branch review status checks sync meta completions daemon worktree help" -f -a "repo" -d 'Make, list and view the repos of a monorepo'
-complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone branch review status checks sync meta completions daemon worktree help" -f -a "clone" -d 'Clone a monorepo: each repo\'s main at its path, the meta layer\'s files in .svc/'
-complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone branch review status checks sync meta completions daemon worktree help" -f -a "branch" -d 'List, make, view, diff, edit, merge and delete the branches of a repo'
-complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone branch review status checks sync meta completions daemon worktree help" -f -a "review" -d 'Approve, comment on or ask for changes on a branch; or --list its reviews'
-complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone branch review status checks sync meta completions daemon worktree help" -f -a "status" -d 'Post commit statuses, the checks that gate merges'
-complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone branch review status checks sync meta completions daemon worktree help" -f -a "checks" -d 'Show a commit\'s checks; exits 1 unless they pass the merge gate'
-complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone branch review status checks sync meta completions daemon worktree help" -f -a "sync" -d 'Sync this clone\'s .svc/ with the monorepo\'s meta layer, both ways'
-complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone branch review status checks sync meta completions daemon worktree help" -f -a "meta" -d 'The older name of `svc sync`, still accepted'
-complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone branch review status checks sync meta completions daemon worktree help" -f -a "completions" -d 'Print the shell completion script for svc'
-complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone branch review status checks sync meta completions daemon worktree help" -f -a "daemon" -d 'Run, start, stop, inspect or install the svc daemon'
-complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone branch review status checks sync meta completions daemon worktree help" -f -a "worktree" -d 'Make, list and remove branch worktrees'
-complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone branch review status checks sync meta completions daemon worktree help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone branch review status checks sync api meta completions daemon worktree help" -f -a "login" -d 'Sign this machine in with the device flow (a code you approve in a browser)'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone branch review status checks sync api meta completions daemon worktree help" -f -a "logout" -d 'Revoke this machine\'s credential on the server, then forget it'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone branch review status checks sync api meta completions daemon worktree help" -f -a "auth" -d 'See and use this machine\'s sign-in'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone branch review status checks sync api meta completions daemon worktree help" -f -a "git-credential" -d 'Answer git\'s credential requests (configured by svc auth setup-git and svc clone)'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone branch review status checks sync api meta completions daemon worktree help" -f -a "credential" -d 'List, make and revoke your credentials'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone branch review status checks sync api meta completions daemon worktree help" -f -a "monorepo" -d 'Make, list, view, rename and delete monorepos'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone branch review status checks sync api meta completions daemon worktree help" -f -a "repo" -d 'Make, list and view the repos of a monorepo'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone branch review status checks sync api meta completions daemon worktree help" -f -a "clone" -d 'Clone a monorepo: each repo\'s main at its path, the meta layer\'s files in .svc/'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone branch review status checks sync api meta completions daemon worktree help" -f -a "branch" -d 'List, make, view, diff, edit, merge and delete the branches of a repo'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone branch review status checks sync api meta completions daemon worktree help" -f -a "review" -d 'Approve, comment on or ask for changes on a branch; or --list its reviews'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone branch review status checks sync api meta completions daemon worktree help" -f -a "status" -d 'Post commit statuses, the checks that gate merges'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone branch review status checks sync api meta completions daemon worktree help" -f -a "checks" -d 'Show a commit\'s checks; exits 1 unless they pass the merge gate'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone branch review status checks sync api meta completions daemon worktree help" -f -a "sync" -d 'Sync this clone\'s .svc/ with the monorepo\'s meta layer, both ways'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone branch review status checks sync api meta completions daemon worktree help" -f -a "api" -d 'Call any API route with your credential and print the JSON answer'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone branch review status checks sync api meta completions daemon worktree help" -f -a "meta" -d 'The older name of `svc sync`, still accepted'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone branch review status checks sync api meta completions daemon worktree help" -f -a "completions" -d 'Print the shell completion script for svc'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone branch review status checks sync api meta completions daemon worktree help" -f -a "daemon" -d 'Run, start, stop, inspect or install the svc daemon'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone branch review status checks sync api meta completions daemon worktree help" -f -a "worktree" -d 'Make, list and remove branch worktrees'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo repo clone branch review status checks sync api meta completions daemon worktree help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand_from auth" -f -a "status" -d 'Show the server, your login, this machine\'s credential and where it is stored'
 complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand_from auth" -f -a "token" -d 'Print this machine\'s credential for the server (for scripts)'
 complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand_from auth" -f -a "setup-git" -d 'Make git ask svc for credentials for this server (and only this server)'

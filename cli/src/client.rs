@@ -72,12 +72,48 @@ impl Session {
         })
     }
 
+    /// A session for `server` (normalized) with `token`, whatever is stored.
+    pub fn with_token(server: &str, token: &str) -> Result<Session> {
+        Ok(Session {
+            server: server.to_owned(),
+            token: Some(token.to_owned()),
+            config_dir: config_dir()?,
+            http: http()?,
+        })
+    }
+
     /// The token, or the error that says how to get one.
     pub fn token(&self) -> Result<&str> {
-        self.token.as_deref().ok_or_else(|| {
-            CommandError::user(format!("not signed in to {}", self.server))
-                .hint(format!("run svc login --server {}", self.server))
-        })
+        self.token.as_deref().ok_or_else(|| self.not_signed_in())
+    }
+
+    /// Why there is no token, for a `--server` that may be a typo: a server that cannot
+    /// be reached says so (exit 3); one that can says where this machine is signed in.
+    pub fn not_signed_in(&self) -> CommandError {
+        let probe = self
+            .http
+            .get(format!("{}/healthz", self.server))
+            .timeout(Duration::from_secs(5))
+            .send();
+        if let Err(e) = probe
+            && (e.is_connect() || e.is_timeout())
+        {
+            return self.unreachable(&e);
+        }
+        let elsewhere: Vec<String> = Hosts::load(&self.config_dir)
+            .map(|h| {
+                h.servers
+                    .into_keys()
+                    .filter(|s| *s != self.server)
+                    .collect()
+            })
+            .unwrap_or_default();
+        let error = CommandError::user(format!("not signed in to {}", self.server));
+        let error = match elsewhere.as_slice() {
+            [] => error,
+            servers => error.hint(format!("you are signed in to {}", servers.join(", "))),
+        };
+        error.hint(format!("run svc login --server {}", self.server))
     }
 
     /// A request with the credential and, when `SVC_AGENT` names an agent, the header
@@ -135,10 +171,20 @@ impl Session {
     /// The one line for a refusal no caller explains better.
     pub fn refusal(&self, refusal: Refusal) -> CommandError {
         let status = refusal.status;
+        let code = refusal.error.as_ref().map(|e| e.code.clone());
         let message = refusal.error.map_or_else(
             || format!("{} answered {status}", self.server),
             |e| e.message,
         );
+        // A fault on the server's side is no fault of the user's: exit 70, as documented.
+        if status.is_server_error() {
+            let error = CommandError::internal(format!("{} failed: {message}", self.server))
+                .hint("the server logged it; try again, or tell its operator");
+            return match code {
+                Some(code) => error.code(code),
+                None => error,
+            };
+        }
         if status == StatusCode::UNAUTHORIZED {
             let what = if std::env::var_os("SVC_TOKEN").is_some() {
                 "SVC_TOKEN was refused"
@@ -146,9 +192,14 @@ impl Session {
                 "your credential was refused"
             };
             return CommandError::user(format!("{what} by {} ({message})", self.server))
-                .hint(format!("run svc login --server {}", self.server));
+                .hint(format!("run svc login --server {}", self.server))
+                .code(code.unwrap_or_else(|| "unauthorized".into()));
         }
-        CommandError::user(message)
+        let error = CommandError::user(message);
+        match code {
+            Some(code) => error.code(code),
+            None => error,
+        }
     }
 }
 

@@ -18,6 +18,8 @@ pub struct CommandError {
     pub kind: Kind,
     pub message: String,
     pub hints: Vec<String>,
+    /// The server's error code when the server refused (`not_found`, `branch_exists`, ...).
+    pub code: Option<String>,
 }
 
 pub type Result<T, E = CommandError> = std::result::Result<T, E>;
@@ -28,6 +30,7 @@ impl CommandError {
             kind: Kind::User,
             message: message.into(),
             hints: Vec::new(),
+            code: None,
         }
     }
 
@@ -36,6 +39,7 @@ impl CommandError {
             kind: Kind::Network,
             message: message.into(),
             hints: Vec::new(),
+            code: None,
         }
     }
 
@@ -44,12 +48,39 @@ impl CommandError {
             kind: Kind::Internal,
             message: message.into(),
             hints: Vec::new(),
+            code: None,
         }
     }
 
     pub fn hint(mut self, hint: impl Into<String>) -> Self {
         self.hints.push(hint.into());
         self
+    }
+
+    /// Records the server's error code, for `--json` errors.
+    pub fn code(mut self, code: impl Into<String>) -> Self {
+        self.code = Some(code.into());
+        self
+    }
+
+    /// The error as `--json` prints it, on stderr: `{"error": {"code", "message",
+    /// "hints", "exit_code"}}`, `code` being the server's when it refused, else what
+    /// the exit code stands for.
+    pub fn to_json(&self) -> serde_json::Value {
+        let code = self.code.clone().unwrap_or_else(|| {
+            match self.kind {
+                Kind::User => "user_error",
+                Kind::Network => "unreachable",
+                Kind::Internal => "internal",
+            }
+            .to_owned()
+        });
+        serde_json::json!({"error": {
+            "code": code,
+            "message": self.message,
+            "hints": self.hints,
+            "exit_code": self.exit_code(),
+        }})
     }
 
     pub fn exit_code(&self) -> u8 {

@@ -6,6 +6,7 @@ mod config;
 mod credstore;
 mod error;
 mod meta_sync;
+mod table;
 mod target;
 mod terminal;
 mod workdir;
@@ -15,12 +16,43 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
-    let cli = commands::Cli::parse();
+    let cli = match commands::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => return usage_error(err),
+    };
+    let json = cli.global.json;
     match commands::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
+        Err(err) if json => {
+            eprintln!("{}", err.to_json());
+            ExitCode::from(err.exit_code())
+        }
         Err(err) => {
             eprintln!("svc: {err}");
             ExitCode::from(err.exit_code())
         }
     }
+}
+
+/// Help and version as clap prints them; a usage error (exit 2) in JSON when `--json`
+/// is among the arguments, as every other error is then.
+fn usage_error(err: clap::Error) -> ExitCode {
+    let asked_json = std::env::args_os().skip(1).any(|a| a == "--json");
+    if !err.use_stderr() || !asked_json {
+        err.exit()
+    }
+    let text = err.render().to_string();
+    let message = text
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .trim_start_matches("error: ");
+    let error = serde_json::json!({"error": {
+        "code": "usage",
+        "message": message,
+        "hints": ["see svc --help"],
+        "exit_code": 2,
+    }});
+    eprintln!("{error}");
+    ExitCode::from(2)
 }

@@ -1,5 +1,5 @@
-//! Which repo a command is about: `-R owner/monorepo/repo`, else the repo of the clone
-//! (registered in clones.toml) that holds the current directory.
+//! Which repo a command is about: `-R owner/monorepo/repo`, else the repo of the
+//! worktree (worktrees.toml) or clone (clones.toml) that holds the current directory.
 
 use std::path::{Path, PathBuf};
 
@@ -13,7 +13,7 @@ use crate::error::{CommandError, Result};
 /// The repo option every branch command takes.
 #[derive(Debug, Clone, clap::Args)]
 pub struct RepoArgs {
-    /// <owner>/<monorepo>/<repo>, or <owner>/<repo> for a plain repo [default: the repo of the svc clone you are in]
+    /// <owner>/<monorepo>/<repo> (its name or its path), or <owner>/<repo> for a plain repo [default: the repo of the svc clone you are in]
     #[arg(short = 'R', long = "repo", value_name = "OWNER/MONOREPO/REPO")]
     pub repo: Option<String>,
 }
@@ -65,14 +65,19 @@ fn named(global: &Global, full: &str) -> Result<Target> {
     let session = Session::open(global.server.as_deref())?;
     let (owner, rest) = full.split_once('/').unwrap_or((full, ""));
     if let Some((monorepo, repo)) = rest.split_once('/') {
-        if owner.is_empty() || monorepo.is_empty() || repo.is_empty() || repo.contains('/') {
+        let repo = repo.trim_end_matches('/');
+        if owner.is_empty() || monorepo.is_empty() || repo.is_empty() {
             return Err(bad_repo(full));
         }
+        let repo = match repo.contains('/') {
+            true => by_path(&session, owner, monorepo, repo)?,
+            false => repo.to_owned(),
+        };
         return Ok(Target {
             session,
             owner: owner.to_owned(),
             monorepo: monorepo.to_owned(),
-            repo: repo.to_owned(),
+            repo,
         });
     }
     let (owner, monorepo) = split_full_name(full).map_err(|_| bad_repo(full))?;
@@ -97,6 +102,21 @@ fn bad_repo(full: &str) -> CommandError {
     ))
 }
 
+/// The name of the repo at `path` (`services/api` for the repo named `services-api`).
+fn by_path(session: &Session, owner: &str, monorepo: &str, path: &str) -> Result<String> {
+    let repos: RepoList = session.get(&format!("/v1/monorepos/{owner}/{monorepo}/repos"))?;
+    repos
+        .items
+        .into_iter()
+        .find(|r| r.path == path)
+        .map(|r| r.name)
+        .ok_or_else(|| {
+            CommandError::user(format!("{owner}/{monorepo} has no repo at {path}")).hint(format!(
+                "svc repo list {owner}/{monorepo} lists its repos and paths"
+            ))
+        })
+}
+
 /// The one repo of a plain repo, which sits at the root.
 fn plain_repo(repos: &[Repo]) -> Option<&Repo> {
     match repos {
@@ -111,6 +131,9 @@ fn from_cwd(global: &Global) -> Result<Target> {
             .hint("pass -R <owner>/<monorepo>/<repo>, or cd into a repo of a clone")
     };
     let cwd = std::env::current_dir()?;
+    if let Some(target) = in_worktree(global, &cwd)? {
+        return Ok(target);
+    }
     let clones = Clones::load(&config::config_dir()?)?;
     let (rel, clone) = clones
         .clones
@@ -141,6 +164,28 @@ fn from_cwd(global: &Global) -> Result<Target> {
         repo: repo.name.clone(),
         session,
     })
+}
+
+/// The repo of the `svc worktree add` worktree holding `cwd`, from what that command
+/// recorded: a worktree lives beside its clone, not in it.
+fn in_worktree(global: &Global, cwd: &Path) -> Result<Option<Target>> {
+    let registry = crate::commands::worktree::load()?;
+    let Some(worktree) = registry
+        .worktrees
+        .into_values()
+        .filter(|w| relative(cwd, Path::new(&w.path)).is_some())
+        .max_by_key(|w| w.path.len())
+    else {
+        return Ok(None);
+    };
+    let session = Session::open(global.server.as_deref().or(Some(&worktree.server)))?;
+    let (owner, monorepo) = split_full_name(&worktree.monorepo)?;
+    Ok(Some(Target {
+        owner: owner.to_owned(),
+        monorepo: monorepo.to_owned(),
+        repo: worktree.repo.clone(),
+        session,
+    }))
 }
 
 /// `cwd` relative to `root` with `/` separators, when it is inside; symlinked roots count.

@@ -1,8 +1,12 @@
-//! Long output for people: colour when it reaches a terminal, and a pager (`$PAGER`, else
-//! `less -FRX`) when stdout is one, as git does.
+//! Long output for people: colour when it reaches a terminal, a pager (`$PAGER`, else
+//! `less -FRX`) when stdout is one, as git does, and the one way every command shows a
+//! time.
 
 use std::io::{self, IsTerminal, Write};
 use std::process::{Child, Command, Stdio};
+
+use time::OffsetDateTime;
+use time::format_description::well_known::Rfc3339;
 
 use crate::error::Result;
 
@@ -99,4 +103,63 @@ impl Write for Output {
 /// A write that failed because the reader went away (pager quit, `| head`): stop quietly.
 pub fn reader_left(e: &io::Error) -> bool {
     e.kind() == io::ErrorKind::BrokenPipe
+}
+
+/// A time as every command shows it: relative ("3 minutes ago") on a terminal, RFC 3339
+/// in UTC otherwise, so piped output is exact and stable (`--json` carries RFC 3339 too).
+pub fn when(t: OffsetDateTime) -> String {
+    if io::stdout().is_terminal() {
+        relative(t, OffsetDateTime::now_utc())
+    } else {
+        exact(t)
+    }
+}
+
+/// RFC 3339 in UTC, to the second.
+pub fn exact(t: OffsetDateTime) -> String {
+    let t = t.to_offset(time::UtcOffset::UTC);
+    t.replace_nanosecond(0)
+        .unwrap_or(t)
+        .format(&Rfc3339)
+        .unwrap_or_else(|_| t.unix_timestamp().to_string())
+}
+
+/// `t` as seen from `now`: "just now", "5 minutes ago", "2 days ago", then the date.
+fn relative(t: OffsetDateTime, now: OffsetDateTime) -> String {
+    let secs = (now - t).whole_seconds();
+    let ago = |n: i64, unit: &str| match n {
+        1 => format!("1 {unit} ago"),
+        n => format!("{n} {unit}s ago"),
+    };
+    match secs {
+        s if s < 60 => "just now".to_owned(),
+        s if s < 3600 => ago(s / 60, "minute"),
+        s if s < 86_400 => ago(s / 3600, "hour"),
+        s if s < 30 * 86_400 => ago(s / 86_400, "day"),
+        _ => {
+            let d = t.to_offset(time::UtcOffset::UTC).date();
+            format!("on {d}")
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use time::Duration;
+    use time::macros::datetime;
+
+    #[test]
+    fn times_read_relative_or_exact() {
+        let now = datetime!(2026-03-04 05:06:07.5 UTC);
+        let at = |d: Duration| relative(now - d, now);
+        assert_eq!(at(Duration::seconds(5)), "just now");
+        assert_eq!(at(Duration::seconds(-5)), "just now");
+        assert_eq!(at(Duration::minutes(1)), "1 minute ago");
+        assert_eq!(at(Duration::minutes(3)), "3 minutes ago");
+        assert_eq!(at(Duration::hours(5)), "5 hours ago");
+        assert_eq!(at(Duration::days(2)), "2 days ago");
+        assert_eq!(at(Duration::days(40)), "on 2026-01-23");
+        assert_eq!(exact(now), "2026-03-04T05:06:07Z");
+    }
 }

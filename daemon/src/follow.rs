@@ -1,5 +1,7 @@
 //! Following one monorepo: its event socket (topic `main`), heads on connect, on
-//! `resync` and every few minutes, each main checkout fast-forwarded as main moves, and
+//! `resync` and every few minutes, each main checkout fast-forwarded as main moves (one
+//! left alone for local changes is rechecked every few seconds, so it catches up soon
+//! after the tree is clean again), and
 //! the presence hello with this machine's branch worktrees. Topic `main` also carries
 //! the meta repo's main moves (every save and merge into the meta layer): each one, and
 //! every (re)connect, asks for a meta sync.
@@ -24,6 +26,8 @@ use crate::{Shared, TokenSource};
 const HEADS_EVERY: Duration = Duration::from_secs(180);
 /// How often a quiet socket is pinged, so a dead peer is noticed.
 const PING_EVERY: Duration = Duration::from_secs(30);
+/// How often a checkout left alone (local changes, another branch) is tried again.
+const HELD_RECHECK_EVERY: Duration = Duration::from_secs(2);
 /// Longest wait between reconnects.
 const BACKOFF_MAX: Duration = Duration::from_secs(30);
 
@@ -75,6 +79,9 @@ struct Checkout {
     dirs: Vec<PathBuf>,
     branch: String,
 }
+
+/// The head each repo with a checkout left alone still has to reach, by repo name.
+type Waiting = BTreeMap<String, String>;
 
 impl Follower {
     pub async fn run(mut self) {
@@ -152,7 +159,8 @@ impl Follower {
             ))
         })?;
         let (checkouts, has_meta) = self.checkouts(&token).await?;
-        let mut seq = self.heads(&token, &checkouts).await?;
+        let mut waiting = Waiting::new();
+        let mut seq = self.heads(&token, &checkouts, &mut waiting).await?;
 
         let ws = self.server.replacen("http", "ws", 1);
         let url = format!("{ws}{}/events?topics=main&since={seq}", self.path());
@@ -182,6 +190,8 @@ impl Follower {
         heads_timer.tick().await;
         let mut ping_timer = tokio::time::interval(PING_EVERY);
         ping_timer.tick().await;
+        let mut recheck_timer = tokio::time::interval(HELD_RECHECK_EVERY);
+        recheck_timer.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             tokio::select! {
                 frame = socket.next() => {
@@ -209,13 +219,13 @@ impl Follower {
                                                 head: head.clone(),
                                             });
                                         } else if let Some(checkout) = checkouts.get(repo) {
-                                            self.follow(repo, checkout, head).await;
+                                            self.follow(repo, checkout, head, &mut waiting).await;
                                         }
                                     }
                                     self.update(|f| f.seq = Some(seq));
                                 }
                                 ServerFrame::Resync { seq: resync, .. } => {
-                                    let at = self.heads(&token, &checkouts).await?;
+                                    let at = self.heads(&token, &checkouts, &mut waiting).await?;
                                     seq = at.max(resync);
                                     self.nudge_connected(has_meta);
                                 }
@@ -258,8 +268,15 @@ impl Follower {
                     self.update(|f| f.worktrees = worktrees.clone());
                 }
                 _ = heads_timer.tick() => {
-                    let at = self.heads(&token, &checkouts).await?;
+                    let at = self.heads(&token, &checkouts, &mut waiting).await?;
                     seq = seq.max(at);
+                }
+                _ = recheck_timer.tick(), if !waiting.is_empty() => {
+                    for (repo, head) in waiting.clone() {
+                        if let Some(checkout) = checkouts.get(&repo) {
+                            self.follow(&repo, checkout, &head, &mut waiting).await;
+                        }
+                    }
                 }
                 _ = ping_timer.tick() => {
                     socket.send(Message::text("ping")).await?;
@@ -305,19 +322,27 @@ impl Follower {
     }
 
     /// Calls heads and brings every main checkout to it; answers its `seq`.
-    async fn heads(&self, token: &str, checkouts: &BTreeMap<String, Checkout>) -> Result<i64, End> {
+    async fn heads(
+        &self,
+        token: &str,
+        checkouts: &BTreeMap<String, Checkout>,
+        waiting: &mut Waiting,
+    ) -> Result<i64, End> {
         let heads: Heads = self.get(token, "/heads").await?;
         for head in &heads.heads {
             if let (Some(sha), Some(checkout)) = (&head.head, checkouts.get(&head.repo)) {
-                self.follow(&head.repo, checkout, sha).await;
+                self.follow(&head.repo, checkout, sha, waiting).await;
             }
         }
         self.update(|f| f.seq = Some(f.seq.unwrap_or(heads.seq).max(heads.seq)));
         Ok(heads.seq)
     }
 
-    /// Fast-forwards one repo's checkouts to `head`, recording what happened.
-    async fn follow(&self, repo: &str, checkout: &Checkout, head: &str) {
+    /// Fast-forwards one repo's checkouts to `head`, recording what happened; a repo
+    /// with a checkout left alone stays in `waiting` until all of them reach `head`.
+    async fn follow(&self, repo: &str, checkout: &Checkout, head: &str, waiting: &mut Waiting) {
+        // Said once per wait in the log, not at every recheck.
+        let was_waiting = waiting.remove(repo).is_some();
         for dir in &checkout.dirs {
             if !dir.join(".git").exists() {
                 continue;
@@ -338,7 +363,10 @@ impl Follower {
                     });
                 }
                 Ok(Outcome::Held(reason)) => {
-                    tracing::warn!(monorepo = %self.monorepo, repo, "left {path} alone: {reason}");
+                    if !was_waiting {
+                        tracing::warn!(monorepo = %self.monorepo, repo, "left {path} alone: {reason}");
+                    }
+                    waiting.insert(repo.to_owned(), head.to_owned());
                     self.update(|f| {
                         f.held.push(Held {
                             repo: repo.to_owned(),
@@ -348,7 +376,10 @@ impl Follower {
                     });
                 }
                 Err(e) => {
-                    tracing::warn!(monorepo = %self.monorepo, repo, "{e}");
+                    if !was_waiting {
+                        tracing::warn!(monorepo = %self.monorepo, repo, "{e}");
+                    }
+                    waiting.insert(repo.to_owned(), head.to_owned());
                     self.update(|f| {
                         f.held.push(Held {
                             repo: repo.to_owned(),

@@ -278,8 +278,9 @@ pub struct DiffFile {
     /// Null for binary and too large files.
     pub additions: Option<u64>,
     pub deletions: Option<u64>,
-    /// The unified patch (hunks only, no `diff --git` header), when asked for and given.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The unified patch (hunks only, no `diff --git` header); always present, null when
+    /// the file is binary, too large, past the budget, or patches were not asked for.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub patch: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub patch_omitted: Option<PatchOmitted>,

@@ -63,8 +63,11 @@ pub struct Signature {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Trailers {
+    #[serde(rename = "Svc-Agent")]
     pub agent: Option<String>,
+    #[serde(rename = "Svc-Worktree")]
     pub worktree: Option<String>,
+    #[serde(rename = "Svc-Machine")]
     pub machine: Option<String>,
 }
 

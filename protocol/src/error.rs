@@ -13,6 +13,9 @@ pub struct ApiErrorBody {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ErrorBody {
+    /// One of [`crate::ErrorCode`]; a string on the wire so that older clients read codes
+    /// added later.
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::ErrorCode))]
     pub code: String,
     pub message: String,
     /// Paths the error is about, when it concerns files.

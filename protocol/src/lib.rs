@@ -7,6 +7,7 @@ pub mod branch;
 pub mod code;
 pub mod daemon;
 pub mod error;
+pub mod error_code;
 pub mod event;
 pub mod feed;
 pub mod login;
@@ -17,6 +18,7 @@ pub mod presence;
 pub mod user;
 
 pub use error::{ApiErrorBody, ErrorBody};
+pub use error_code::ErrorCode;
 
 /// `GET /healthz`.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]

@@ -6,8 +6,17 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct DeviceStart {
-    /// Name for the machine credential; the approving person may change it.
+    /// Name for the machine credential; the approving person may change it. 1 to 100
+    /// printable characters, not all spaces.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(
+            min_length = 1,
+            max_length = 100,
+            pattern = r"^[^\x00-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$"
+        )
+    )]
     pub machine: Option<String>,
 }
 
@@ -33,18 +42,15 @@ pub struct DeviceTokenRequest {
     pub device_code: String,
 }
 
-/// Error codes of `POST /v1/login/token` (RFC 8628 section 3.5).
-pub mod poll_error {
-    pub const AUTHORIZATION_PENDING: &str = "authorization_pending";
-    pub const SLOW_DOWN: &str = "slow_down";
-    pub const EXPIRED_TOKEN: &str = "expired_token";
-    pub const ACCESS_DENIED: &str = "access_denied";
-}
-
 /// `POST /v1/login/device/approve` body.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct DeviceApprove {
+    /// Eight of the code's letters, in either case; spaces and dashes are ignored.
+    #[cfg_attr(
+        feature = "openapi",
+        schema(pattern = "^[ -]*([BCDFGHJKLMNPQRSTVWXZbcdfghjklmnpqrstvwxz][ -]*){8}$")
+    )]
     pub user_code: String,
     pub approve: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]

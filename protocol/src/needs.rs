@@ -127,12 +127,14 @@ pub struct MonorepoHome {
     pub next_cursor: Option<String>,
 }
 
-/// `GET /v1/monorepos`: the plain list, or the home view with `summary=1`.
+/// `GET /v1/monorepos`: the plain list (`view: "list"`), or the home view with `summary=1`
+/// (`view: "home"`). `view` tells the two apart even when `items` is empty.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(untagged)]
+#[serde(tag = "view", rename_all = "snake_case")]
 pub enum MonorepoListing {
     Home(MonorepoHome),
+    #[serde(rename = "list")]
     Plain(MonorepoList),
 }
 

@@ -24,11 +24,28 @@ pub struct UpdateUser {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "crate::nullable::deserialize"
     )]
+    /// 1 to 100 printable characters, not all spaces; null clears it.
+    #[cfg_attr(
+        feature = "openapi",
+        schema(
+            min_length = 1,
+            max_length = 100,
+            pattern = r"^[^\x00-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$"
+        )
+    )]
     pub name: Option<Option<String>>,
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
         deserialize_with = "crate::nullable::deserialize"
+    )]
+    /// An https URL (the server takes any it can parse); null clears it.
+    #[cfg_attr(
+        feature = "openapi",
+        schema(
+            max_length = 2048,
+            pattern = r"^https://[A-Za-z][A-Za-z0-9-]*(\.[A-Za-z][A-Za-z0-9-]*)*(/[A-Za-z0-9._~/-]*)?$"
+        )
     )]
     pub picture_url: Option<Option<String>>,
 }

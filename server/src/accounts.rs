@@ -1,6 +1,7 @@
 //! Making users and credentials: shared by bootstrap, the device flow and sign-in.
 
 use svc_protocol::user::{CredentialKind, NewCredential, User};
+use svc_protocol::ErrorCode;
 
 use crate::error::{ApiError, ApiResult};
 use crate::login_rule::{self, LoginError};
@@ -37,21 +38,21 @@ pub async fn create_user(tx: &mut Tx, new: NewUser<'_>) -> ApiResult<users::User
         && users::by_email(tx.h(), email).await?.is_some()
     {
         return Err(ApiError::conflict(
-            "email_taken",
+            ErrorCode::EmailTaken,
             "a user with that email already exists",
         ));
     }
     let login = match new.login {
         Some(login) => {
             let login = login_rule::normalize(login).map_err(|e| match e {
-                LoginError::Reserved => ApiError::bad_request("reserved_name", e.to_string()),
-                LoginError::Shape => ApiError::bad_request("bad_login", e.to_string()),
+                LoginError::Reserved => ApiError::bad_request(ErrorCode::ReservedName, e.to_string()),
+                LoginError::Shape => ApiError::bad_request(ErrorCode::BadLogin, e.to_string()),
             })?;
             if !users::logins_like(tx.h(), &login).await?.contains(&login) {
                 login
             } else {
                 return Err(ApiError::conflict(
-                    "namespace_taken",
+                    ErrorCode::NamespaceTaken,
                     format!("the login {login} is taken"),
                 ));
             }
@@ -71,7 +72,7 @@ pub async fn create_user(tx: &mut Tx, new: NewUser<'_>) -> ApiResult<users::User
     users::insert(tx.h(), &row).await.map_err(|e| {
         if e.is_unique_violation() {
             ApiError::conflict(
-                "namespace_taken",
+                ErrorCode::NamespaceTaken,
                 "that login or email was taken just now; try again",
             )
         } else {
@@ -160,7 +161,7 @@ pub fn check_name(name: &str, what: &str) -> ApiResult<String> {
     let name = name.trim();
     if name.is_empty() || name.chars().count() > 100 || name.chars().any(char::is_control) {
         return Err(ApiError::bad_request(
-            "bad_request",
+            ErrorCode::BadRequest,
             format!("{what} must be 1 to 100 printable characters"),
         ));
     }
@@ -172,7 +173,7 @@ pub fn hash_password(password: &str) -> ApiResult<String> {
     use argon2::password_hash::PasswordHasher;
     if password.chars().count() < 8 || password.len() > 1024 {
         return Err(ApiError::bad_request(
-            "bad_password",
+            ErrorCode::BadPassword,
             "a password is 8 to 1024 characters",
         ));
     }

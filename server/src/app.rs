@@ -1,6 +1,7 @@
 //! The application: shared state, the router with its layers, and `launch`.
 
 use std::collections::HashMap;
+use svc_protocol::ErrorCode;
 use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -53,6 +54,8 @@ pub struct AppState {
     pub live: Arc<crate::live::Live>,
     /// The activity feed's tail, which person sockets subscribe to.
     pub feed: Arc<crate::feed::Hub>,
+    /// This process's push spool folder, made on the first push.
+    pub push_spools: Arc<tokio::sync::OnceCell<crate::git::spool::SpoolDir>>,
     /// One merge at a time per repo in this process.
     merge_locks: Arc<std::sync::Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>>,
 }
@@ -78,6 +81,7 @@ impl AppState {
             facts,
             checks_config: Arc::default(),
             merge_locks: Arc::default(),
+            push_spools: Arc::default(),
             diff_streams: Arc::default(),
             presence: Arc::default(),
             config: Arc::new(config),
@@ -118,8 +122,18 @@ pub async fn launch(
         .oidc
         .clone()
         .map(|s| Arc::new(oidc::Provider::new(s, http)));
+    // Before any push can spool: what processes that died left behind goes.
+    crate::git::spool::remove_leftovers(&config.data_dir);
     let state = AppState::new(store.clone(), config, oidc);
     tokio::spawn(crate::git::record::record_all(state.clone()));
+    // Once any lock a killed git left is stale (never a live one), it goes.
+    let data_dir = state.config.data_dir.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(crate::git::storage::STALE_LOCK).await;
+        let _ =
+            tokio::task::spawn_blocking(move || crate::git::storage::remove_stale_locks(&data_dir))
+                .await;
+    });
     tokio::spawn(crate::presence::keep(state.clone()));
     tokio::spawn(crate::feed::prune_forever(store.clone()));
     tracing::info!(
@@ -166,7 +180,7 @@ pub fn router(state: AppState) -> Router {
         .method_not_allowed_fallback(|| async {
             ApiError::new(
                 StatusCode::METHOD_NOT_ALLOWED,
-                "method_not_allowed",
+                ErrorCode::MethodNotAllowed,
                 "this route does not take that method",
             )
         })

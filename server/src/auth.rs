@@ -2,6 +2,7 @@
 //! are checked here and nowhere else; the cookie's writes must carry our own Origin.
 
 use axum::extract::FromRequestParts;
+use svc_protocol::ErrorCode;
 use axum::http::{HeaderMap, Method, header, request::Parts};
 use subtle::ConstantTimeEq;
 use svc_protocol::user::CredentialKind;
@@ -74,7 +75,7 @@ pub fn check_origin(headers: &HeaderMap, state: &AppState) -> ApiResult<()> {
         Ok(())
     } else {
         Err(ApiError::forbidden(
-            "bad_origin",
+            ErrorCode::BadOrigin,
             "this request must come from a page of this service (missing or foreign Origin)",
         ))
     }

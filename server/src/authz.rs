@@ -4,10 +4,12 @@
 //! from [`role_of`], the single place organization roles will join later.
 
 use svc_protocol::monorepo::Role;
+use svc_protocol::ErrorCode;
 
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
 use crate::store::{H, monorepos};
+use crate::suggest;
 
 /// What an operation needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,16 +47,33 @@ pub async fn monorepo(
 ) -> ApiResult<Access> {
     let (owner, name) = (owner.to_ascii_lowercase(), name.to_ascii_lowercase());
     let found = monorepos::by_label(h.reborrow(), &owner, &name).await?;
-    let not_found = || ApiError::not_found("monorepo");
-    let monorepo = found.ok_or_else(not_found)?;
-    let role = role_of(h, &monorepo.id, &caller.user_id)
-        .await?
-        .ok_or_else(not_found)?;
+    let role = match &found {
+        Some(monorepo) => role_of(h.reborrow(), &monorepo.id, &caller.user_id).await?,
+        None => None,
+    };
+    let (Some(monorepo), Some(role)) = (found, role) else {
+        return Err(not_found(h, caller, &format!("{owner}/{name}")).await);
+    };
     if need == Need::Own && role != Role::Owner {
         return Err(ApiError::forbidden(
-            "forbidden",
+            ErrorCode::Forbidden,
             "only the monorepo's owners may do this",
         ));
     }
     Ok(Access { monorepo, role })
+}
+
+/// The 404 for a monorepo that is missing or hidden from the caller: the same words
+/// either way, suggesting only the caller's own monorepos.
+async fn not_found(h: H<'_>, caller: &Caller, label: &str) -> ApiError {
+    match monorepos::list_for_user(h, &caller.user_id, &caller.login, None, None).await {
+        Ok(rows) => {
+            let visible: Vec<String> = rows
+                .iter()
+                .map(|r| format!("{}/{}", r.owner, r.name))
+                .collect();
+            suggest::not_found("monorepo", "", label, visible.iter().map(String::as_str))
+        }
+        Err(e) => e.into(),
+    }
 }

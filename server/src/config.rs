@@ -12,22 +12,22 @@ use url::Url;
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct ServeArgs {
     /// Address to listen on [default: 127.0.0.1:8640]
-    #[arg(long, env = "SVC_LISTEN", value_name = "ADDR")]
+    #[arg(long, global = true, env = "SVC_LISTEN", value_name = "ADDR")]
     pub listen: Option<SocketAddr>,
     /// The address people and git use to reach this server [default: http://<listen>]
-    #[arg(long, env = "SVC_BASE_URL", value_name = "URL")]
+    #[arg(long, global = true, env = "SVC_BASE_URL", value_name = "URL")]
     pub base_url: Option<Url>,
     /// Where repositories and the embedded database live [default: the platform data dir]
-    #[arg(long, env = "SVC_DATA_DIR", value_name = "DIR")]
+    #[arg(long, global = true, env = "SVC_DATA_DIR", value_name = "DIR")]
     pub data_dir: Option<PathBuf>,
     /// `postgres://...` selects PostgreSQL [default: SQLite file svc.db in the data dir]
-    #[arg(long, env = "SVC_DATABASE_URL", value_name = "URL")]
+    #[arg(long, global = true, env = "SVC_DATABASE_URL", value_name = "URL")]
     pub database_url: Option<String>,
     /// A TOML file with any of these settings
-    #[arg(long, env = "SVC_CONFIG", value_name = "FILE")]
+    #[arg(long, global = true, env = "SVC_CONFIG", value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Log lines as text or as JSON objects
-    #[arg(long, env = "SVC_LOG_FORMAT", value_name = "FORMAT")]
+    #[arg(long, global = true, env = "SVC_LOG_FORMAT", value_name = "FORMAT")]
     pub log_format: Option<LogFormat>,
 }
 

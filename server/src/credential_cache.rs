@@ -7,10 +7,11 @@
 //! and a generation counter keeps a read that raced an eviction from being cached.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use crate::socket_gate::SocketGates;
 use crate::store::credentials::TokenMatch;
 
 /// How long an entry is trusted without the database: bounds any staleness that no
@@ -22,6 +23,8 @@ const CAPACITY: usize = 10_000;
 pub const CHANNEL: &str = "svc_credentials";
 
 pub struct CredentialCache {
+    /// The open sockets of each credential, shut when it is evicted.
+    pub sockets: Arc<SocketGates>,
     entries: Mutex<HashMap<Vec<u8>, (TokenMatch, Instant)>>,
     generation: AtomicU64,
     trusted: AtomicBool,
@@ -31,6 +34,7 @@ impl CredentialCache {
     /// `trusted` from the start only when no other process can revoke (SQLite).
     pub fn new(trusted: bool) -> CredentialCache {
         CredentialCache {
+            sockets: Arc::default(),
             entries: Mutex::default(),
             generation: AtomicU64::new(0),
             trusted: AtomicBool::new(trusted),
@@ -70,12 +74,14 @@ impl CredentialCache {
         entries.insert(row.token_hash.clone(), (row, Instant::now()));
     }
 
-    /// Forgets a credential by id (revoked, here or in another process).
+    /// Forgets a credential by id (revoked, here or in another process) and shuts its
+    /// open sockets.
     pub fn evict(&self, credential_id: &str) {
         if let Ok(mut entries) = self.entries.lock() {
             self.generation.fetch_add(1, Ordering::AcqRel);
             entries.retain(|_, (row, _)| row.id != credential_id);
         }
+        self.sockets.shut(credential_id);
     }
 
     /// Stops trusting (or trusts again) the cache; entries are dropped either way.
@@ -89,7 +95,7 @@ impl CredentialCache {
 }
 
 /// Follows revocations made by other server processes on PostgreSQL.
-pub async fn follow_revocations(pool: sqlx::PgPool, cache: std::sync::Arc<CredentialCache>) {
+pub async fn follow_revocations(pool: sqlx::PgPool, cache: Arc<CredentialCache>) {
     loop {
         let listener = async {
             let mut listener = sqlx::postgres::PgListener::connect_with(&pool).await?;

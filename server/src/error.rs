@@ -1,17 +1,15 @@
 //! API errors: every failure answers `{"error": {"code", "message"}}` with its status.
 
-use std::borrow::Cow;
-
 use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use svc_protocol::branch::Checks;
-use svc_protocol::{ApiErrorBody, ErrorBody};
+use svc_protocol::{ApiErrorBody, ErrorBody, ErrorCode};
 
 #[derive(Debug)]
 pub struct ApiError {
     pub status: StatusCode,
-    pub code: Cow<'static, str>,
+    pub code: ErrorCode,
     pub message: String,
     /// Paths the error is about (conflicts).
     pub paths: Option<Vec<String>>,
@@ -24,14 +22,10 @@ pub struct ApiError {
 pub type ApiResult<T> = Result<T, ApiError>;
 
 impl ApiError {
-    pub fn new(
-        status: StatusCode,
-        code: impl Into<Cow<'static, str>>,
-        message: impl Into<String>,
-    ) -> Self {
+    pub fn new(status: StatusCode, code: ErrorCode, message: impl Into<String>) -> Self {
         Self {
             status,
-            code: code.into(),
+            code,
             message: message.into(),
             paths: None,
             checks: None,
@@ -57,7 +51,7 @@ impl ApiError {
         }
     }
 
-    pub fn bad_request(code: impl Into<Cow<'static, str>>, message: impl Into<String>) -> Self {
+    pub fn bad_request(code: ErrorCode, message: impl Into<String>) -> Self {
         Self::new(StatusCode::BAD_REQUEST, code, message)
     }
 
@@ -65,20 +59,20 @@ impl ApiError {
     pub fn not_found(what: &str) -> Self {
         Self::new(
             StatusCode::NOT_FOUND,
-            "not_found",
+            ErrorCode::NotFound,
             format!("{what} not found"),
         )
     }
 
     pub fn unauthorized(message: impl Into<String>) -> Self {
-        Self::new(StatusCode::UNAUTHORIZED, "unauthorized", message)
+        Self::new(StatusCode::UNAUTHORIZED, ErrorCode::Unauthorized, message)
     }
 
-    pub fn forbidden(code: impl Into<Cow<'static, str>>, message: impl Into<String>) -> Self {
+    pub fn forbidden(code: ErrorCode, message: impl Into<String>) -> Self {
         Self::new(StatusCode::FORBIDDEN, code, message)
     }
 
-    pub fn conflict(code: impl Into<Cow<'static, str>>, message: impl Into<String>) -> Self {
+    pub fn conflict(code: ErrorCode, message: impl Into<String>) -> Self {
         Self::new(StatusCode::CONFLICT, code, message)
     }
 
@@ -87,7 +81,7 @@ impl ApiError {
         tracing::error!(error = %err, "internal error");
         Self::new(
             StatusCode::INTERNAL_SERVER_ERROR,
-            "internal",
+            ErrorCode::Internal,
             "internal error; it has been logged",
         )
     }
@@ -97,7 +91,7 @@ impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let body = ApiErrorBody {
             error: ErrorBody {
-                code: self.code.into_owned(),
+                code: self.code.as_str().to_owned(),
                 message: self.message,
                 paths: self.paths,
                 checks: self.checks.map(|c| *c),
@@ -118,9 +112,9 @@ impl From<JsonRejection> for ApiError {
     fn from(r: JsonRejection) -> Self {
         let status = r.status();
         let code = match status {
-            StatusCode::PAYLOAD_TOO_LARGE => "too_large",
-            StatusCode::UNSUPPORTED_MEDIA_TYPE => "unsupported_media_type",
-            _ => "bad_request",
+            StatusCode::PAYLOAD_TOO_LARGE => ErrorCode::TooLarge,
+            StatusCode::UNSUPPORTED_MEDIA_TYPE => ErrorCode::UnsupportedMediaType,
+            _ => ErrorCode::BadRequest,
         };
         Self::new(status, code, r.body_text())
     }
@@ -128,12 +122,12 @@ impl From<JsonRejection> for ApiError {
 
 impl From<QueryRejection> for ApiError {
     fn from(r: QueryRejection) -> Self {
-        Self::bad_request("bad_request", r.body_text())
+        Self::bad_request(ErrorCode::BadRequest, r.body_text())
     }
 }
 
 impl From<PathRejection> for ApiError {
     fn from(r: PathRejection) -> Self {
-        Self::bad_request("bad_request", r.body_text())
+        Self::bad_request(ErrorCode::BadRequest, r.body_text())
     }
 }

@@ -1,15 +1,71 @@
 //! Extractors whose rejections are API errors rather than axum's plain-text ones.
 
-use axum::extract::FromRequest;
-use axum::extract::FromRequestParts;
+use axum::body::Bytes;
+use svc_protocol::ErrorCode;
+use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::http::header::CONTENT_TYPE;
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
+use serde::de::DeserializeOwned;
 
 use crate::error::ApiError;
 
-/// A JSON body; bad JSON answers 400 `bad_request` in the error shape.
-#[derive(Debug, FromRequest)]
-#[from_request(via(axum::Json), rejection(ApiError))]
+/// A JSON object body. Like axum's `Json`, a missing or wrong content type answers 415,
+/// JSON that does not parse 400 and JSON of the wrong shape 422, all in the error shape;
+/// unlike it, a body that is not an object (which serde would take positionally for a
+/// struct) is a wrong shape too.
+#[derive(Debug)]
 pub struct Json<T>(pub T);
+
+impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Json<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Json<T>, ApiError> {
+        if !is_json(req.headers()) {
+            return Err(ApiError::new(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                ErrorCode::UnsupportedMediaType,
+                "send the body as Content-Type: application/json",
+            ));
+        }
+        let bytes = Bytes::from_request(req, state).await.map_err(|r| {
+            let code = if r.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                "too_large"
+            } else {
+                "bad_request"
+            };
+            ApiError::new(r.status(), code, r.body_text())
+        })?;
+        json_object(&bytes).map(Json)
+    }
+}
+
+/// `application/json`, or any `application/*+json`, parameters aside.
+fn is_json(headers: &HeaderMap) -> bool {
+    let Some(value) = headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok()) else {
+        return false;
+    };
+    let essence = value.split(';').next().unwrap_or_default().trim();
+    let essence = essence.to_ascii_lowercase();
+    essence == "application/json"
+        || essence
+            .strip_prefix("application/")
+            .is_some_and(|sub| sub.ends_with("+json"))
+}
+
+/// Parses a body that must be a JSON object: 400 when it is not JSON, 422 when it is JSON
+/// of another kind or shape.
+pub fn json_object<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    let axum::Json(value) = axum::Json::<T>::from_bytes(bytes)?;
+    if bytes.trim_ascii_start().first() != Some(&b'{') {
+        return Err(ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            ErrorCode::BadRequest,
+            "the body must be a JSON object",
+        ));
+    }
+    Ok(value)
+}
 
 impl<T: serde::Serialize> IntoResponse for Json<T> {
     fn into_response(self) -> Response {
@@ -26,6 +82,19 @@ pub struct Query<T>(pub T);
 #[derive(Debug, FromRequestParts)]
 #[from_request(via(axum::extract::Path), rejection(ApiError))]
 pub struct Path<T>(pub T);
+
+/// A list's `limit`: `default` when absent, else 1 to `max`; anything else answers 400.
+pub fn page_limit(given: Option<i64>, default: i64, max: i64) -> Result<i64, ApiError> {
+    let limit = given.unwrap_or(default);
+    if (1..=max).contains(&limit) {
+        Ok(limit)
+    } else {
+        Err(ApiError::bad_request(
+            ErrorCode::BadRequest,
+            format!("limit is 1 to {max}"),
+        ))
+    }
+}
 
 /// The `X-Svc-Agent` header: the agent acting through the caller's credential, if any.
 #[derive(Debug, Clone, Default)]
@@ -47,7 +116,7 @@ impl<S: Send + Sync> FromRequestParts<S> for Agent {
         let name = value.to_str().map(str::trim).unwrap_or_default();
         if name.is_empty() || name.len() > AGENT_MAX || name.chars().any(char::is_control) {
             return Err(ApiError::bad_request(
-                "bad_agent",
+                ErrorCode::BadAgent,
                 format!("X-Svc-Agent must be 1 to {AGENT_MAX} printable characters"),
             ));
         }
@@ -77,6 +146,6 @@ impl<S: Send + Sync> FromRequestParts<S> for Upgrade {
         axum::extract::ws::WebSocketUpgrade::from_request_parts(parts, state)
             .await
             .map(|ws| Upgrade(Some(ws)))
-            .map_err(|e| ApiError::bad_request("bad_upgrade", e.body_text()))
+            .map_err(|e| ApiError::bad_request(ErrorCode::BadUpgrade, e.body_text()))
     }
 }

@@ -1,6 +1,7 @@
 //! The Name rule for monorepos and the rule for repo paths.
 
 use crate::error::{ApiError, ApiResult};
+use svc_protocol::ErrorCode;
 
 const MAX_NAME: usize = 39;
 
@@ -18,13 +19,13 @@ pub fn monorepo_name(input: &str) -> ApiResult<String> {
         && !name.ends_with(".git");
     if !ok {
         return Err(ApiError::bad_request(
-            "bad_name",
+            ErrorCode::BadName,
             "a monorepo name is 1 to 39 letters, digits, '.', '_' or '-', starting with a letter or digit, without '--' or a .git ending",
         ));
     }
     if name == "sessions" {
         return Err(ApiError::bad_request(
-            "reserved_name",
+            ErrorCode::ReservedName,
             "the name sessions is reserved",
         ));
     }
@@ -49,7 +50,7 @@ pub fn repo_path(input: &str) -> ApiResult<(String, String)> {
         && name != "meta";
     if !ok {
         return Err(ApiError::bad_request(
-            "bad_path",
+            ErrorCode::BadPath,
             "a repo path is folders of letters, digits, '.', '_' or '-' (not starting with '.'), joined by '/'; its name (the path with '/' as '-') may not contain '--', end in .git or be meta",
         ));
     }

@@ -11,6 +11,7 @@ use crate::app::AppState;
 use crate::auth;
 use crate::error::ApiResult;
 use crate::extract::Query;
+use crate::routes::session::safe_return_to;
 
 pub fn router() -> axum::Router<AppState> {
     axum::Router::new()
@@ -51,16 +52,11 @@ struct LoginQuery {
     return_to: Option<String>,
 }
 
-/// The local identity provider's sign-in form.
+/// The local identity provider's sign-in form. Where to go next rides in a `data-`
+/// attribute, where HTML escaping is the right escaping (inside `<script>` it is not).
 async fn login_page(Query(q): Query<LoginQuery>) -> Response {
-    let return_to = q
-        .return_to
-        .filter(|p| p.starts_with('/') && !p.starts_with("//"))
-        .unwrap_or_else(|| "/".into());
-    page(LOGIN_PAGE.replace(
-        "{return_to}",
-        &escape(&serde_json::to_string(&return_to).unwrap_or_default()),
-    ))
+    let return_to = safe_return_to(q.return_to.as_deref());
+    page(LOGIN_PAGE.replace("{return_to}", &escape(&return_to)))
 }
 
 fn page(body: String) -> Response {
@@ -112,15 +108,15 @@ document.getElementById('f').addEventListener('submit', async (e) => {
 </script>"#;
 
 const LOGIN_PAGE: &str = r#"<h1>Sign in to svc</h1>
-<form id="f"><label>Login or email <input id="login" autocomplete="username" required></label>
+<form id="f" data-return-to="{return_to}"><label>Login or email <input id="login" autocomplete="username" required></label>
 <label>Password <input id="password" type="password" autocomplete="current-password" required></label>
 <button>Sign in</button></form><p id="msg"></p>
 <script>
-const returnTo = {return_to};
-document.getElementById('f').addEventListener('submit', async (e) => {
+const form = document.getElementById('f');
+form.addEventListener('submit', async (e) => {
   e.preventDefault();
   const body = {login: document.getElementById('login').value, password: document.getElementById('password').value};
   const r = await fetch('/v1/login/password', {method: 'POST', headers: {'content-type': 'application/json'}, body: JSON.stringify(body)});
-  if (r.ok) { location.href = returnTo; } else { document.getElementById('msg').textContent = (await r.json()).error.message; }
+  if (r.ok) { location.href = form.dataset.returnTo; } else { document.getElementById('msg').textContent = (await r.json()).error.message; }
 });
 </script>"#;

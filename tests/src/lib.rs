@@ -1,6 +1,7 @@
 //! The end-to-end harness: a real `svc-server` on port 0 over a temp data dir, on
 //! SQLite or, when `SVC_TEST_DATABASE_URL` is set, on a fresh PostgreSQL database.
 
+pub mod browser;
 pub mod fake_oidc;
 pub mod git;
 pub mod laptop;

@@ -175,3 +175,176 @@ async fn the_openapi_document_lists_every_route() {
         );
     }
 }
+
+/// One validation style: a `limit` out of range is 400 on every list, a cursor the list
+/// did not make is 400 `bad_cursor` without echoing it, and JSON that is not an object
+/// is 422 like any other body of the wrong shape.
+#[tokio::test]
+async fn bad_limits_cursors_and_body_shapes_answer_alike() {
+    let svc_tests::Cloned {
+        app,
+        token,
+        git,
+        work,
+    } = svc_tests::Cloned::new("mono", "app").await;
+    git.commit(&work, "base", &[("a.txt", b"one\n")]);
+    git.ok(&work, &["push", "-q", "origin", "main"]);
+    git.ok(&work, &["checkout", "-q", "-b", "feature"]);
+    git.commit(&work, "more", &[("b.txt", b"two\n")]);
+    git.ok(&work, &["push", "-q", "origin", "feature"]);
+    let r = "/v1/monorepos/ann/mono/repos/app";
+    let b = format!("{r}/branches/feature");
+    let send = |method: Method, path: String| {
+        let req = app.as_user(method, &path, &token);
+        async move { req.send().await.unwrap() }
+    };
+
+    let lists = [
+        format!("{r}/branches?"),
+        format!("{b}/commits?"),
+        format!("{b}/reviews?"),
+        format!("{r}/history?"),
+        "/v1/monorepos/ann/mono/events?".to_owned(),
+        "/v1/events?".to_owned(),
+    ];
+    for list in &lists {
+        for limit in ["-1", "0", "100000"] {
+            let r = send(Method::GET, format!("{list}limit={limit}")).await;
+            let body = expect_error(r, StatusCode::BAD_REQUEST, "bad_request").await;
+            assert!(
+                body["error"]["message"].as_str().unwrap().contains("limit"),
+                "{list}limit={limit}: {body}"
+            );
+        }
+        expect_json::<Value>(
+            send(Method::GET, format!("{list}limit=1")).await,
+            StatusCode::OK,
+        )
+        .await;
+    }
+
+    // Extreme seqs are no overflow (schemathesis found a 500 here).
+    for query in ["before=-9223372036854775808", "since=9223372036854775807"] {
+        let path = format!("/v1/monorepos/ann/mono/events?{query}");
+        expect_json::<Value>(send(Method::GET, path).await, StatusCode::OK).await;
+    }
+
+    let marker = "zz<script>zz";
+    let cursors = [
+        format!("{r}/branches?cursor={marker}"),
+        format!("{b}/commits?cursor={marker}"),
+        format!("{b}/reviews?cursor={marker}"),
+        format!("{r}/tree?cursor={marker}"),
+        format!("{r}/history?next={marker}"),
+        format!("/v1/events?cursor={marker}"),
+    ];
+    for path in cursors {
+        let body = expect_error(
+            send(Method::GET, path.clone()).await,
+            StatusCode::BAD_REQUEST,
+            "bad_cursor",
+        )
+        .await;
+        assert!(!body.to_string().contains("zz"), "{path}: {body}");
+    }
+
+    for (method, path) in [
+        (Method::PATCH, "/v1/user"),
+        (Method::POST, "/v1/monorepos"),
+        (Method::POST, "/v1/login/device"),
+    ] {
+        for shape in [json!(["x"]), json!("x"), json!(7)] {
+            let r = app
+                .as_user(method.clone(), path, &token)
+                .json(&shape)
+                .send()
+                .await
+                .unwrap();
+            expect_error(r, StatusCode::UNPROCESSABLE_ENTITY, "bad_request").await;
+        }
+    }
+    // The user did not change.
+    let user = app.get_json(&token, "/v1/user").await;
+    assert_eq!(user["login"], "ann");
+    assert_eq!(user["name"], "Ann Example");
+}
+
+/// The document lists the shared statuses, the ranges and what is required.
+#[tokio::test]
+async fn the_openapi_document_is_exact() {
+    let app = TestApp::start().await;
+    let doc: Value = expect_json(
+        app.request(Method::GET, "/v1/openapi.json")
+            .send()
+            .await
+            .unwrap(),
+        StatusCode::OK,
+    )
+    .await;
+    let op = |method: &str, path: &str| doc["paths"][path][method].clone();
+    let statuses = |op: &Value| -> BTreeSet<String> {
+        op["responses"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect()
+    };
+
+    let patch_user = op("patch", "/v1/user");
+    for status in ["200", "400", "401", "403", "413", "415", "422"] {
+        assert!(
+            statuses(&patch_user).contains(status),
+            "PATCH /v1/user {status}"
+        );
+    }
+    let branches = op(
+        "get",
+        "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches",
+    );
+    for status in ["200", "400", "401", "404"] {
+        assert!(statuses(&branches).contains(status), "branches {status}");
+    }
+    let limit = branches["parameters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "limit")
+        .unwrap();
+    assert_eq!(limit["schema"]["minimum"], 1, "{limit}");
+    assert_eq!(limit["schema"]["maximum"], 100, "{limit}");
+    // Public reads answer no 401.
+    assert!(!statuses(&op("get", "/healthz")).contains("401"));
+
+    // Device start takes no body; deleting a monorepo requires `confirm`.
+    let device = op("post", "/v1/login/device");
+    assert_ne!(device["requestBody"]["required"], true, "{device}");
+    assert!(!statuses(&device).contains("415"));
+    let delete = op("delete", "/v1/monorepos/{owner}/{monorepo}");
+    let confirm = delete["parameters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "confirm")
+        .unwrap();
+    assert_eq!(confirm["required"], true, "{confirm}");
+
+    // The two answers of GET /v1/monorepos are told apart by `view`.
+    let listing =
+        &op("get", "/v1/monorepos")["responses"]["200"]["content"]["application/json"]["schema"];
+    let listing = if let Some(r) = listing["$ref"].as_str() {
+        doc["components"]["schemas"][r.rsplit('/').next().unwrap()].clone()
+    } else {
+        listing.clone()
+    };
+    assert_eq!(listing["oneOf"].as_array().unwrap().len(), 2, "{listing}");
+    let token = app
+        .bootstrap(json!({"email": "ann@example.com"}))
+        .await
+        .credential
+        .token;
+    let plain = app.get_json(&token, "/v1/monorepos").await;
+    assert_eq!(plain["view"], "list");
+    let home = app.get_json(&token, "/v1/monorepos?summary=1").await;
+    assert_eq!(home["view"], "home");
+}

@@ -207,14 +207,35 @@ async fn list_order_cursor_create_update_delete() {
         )
         .await;
     expect_error(r, StatusCode::CONFLICT, "branch_exists").await;
-    let r = w
-        .send(
-            Method::POST,
-            &format!("{R}/branches"),
-            Some(json!({"name": "bad..name"})),
-        )
-        .await;
-    expect_error(r, StatusCode::BAD_REQUEST, "bad_branch_name").await;
+    // Git's own rules (`git check-ref-format --branch`), and no `refs/...`.
+    for name in [
+        "bad..name",
+        "HEAD",
+        "@",
+        "-x",
+        "refs/heads/x",
+        "a\u{1}b",
+        "a@{1}",
+        "x.lock",
+        "a/.b",
+        "a b",
+        "a:b",
+        "a/",
+    ] {
+        let r = w
+            .send(
+                Method::POST,
+                &format!("{R}/branches"),
+                Some(json!({"name": name})),
+            )
+            .await;
+        expect_error(r, StatusCode::BAD_REQUEST, "bad_branch_name").await;
+    }
+    let refs = w.git.ok(&w.work, &["ls-remote", "origin"]);
+    assert!(
+        !refs.contains("refs/heads/HEAD") && !refs.contains("refs/heads/refs/"),
+        "no branch was made: {refs}"
+    );
 
     let list = w
         .app
@@ -335,7 +356,7 @@ async fn branch_commits_are_topological_with_trailers() {
         .unwrap();
     assert_eq!(
         first["trailers"],
-        json!({"agent": "claude", "worktree": "wt-1", "machine": "box"})
+        json!({"Svc-Agent": "claude", "Svc-Worktree": "wt-1", "Svc-Machine": "box"})
     );
     let one = w
         .app
@@ -740,4 +761,67 @@ async fn a_merge_cut_off_after_moving_main_is_finished_at_start_up() {
         .get_json(&w.token, &format!("{R}/commits/{sha}"))
         .await;
     assert_eq!(c["merged_branch"], "topic");
+}
+
+/// git keeps a branch as a file under `refs/heads/`, so `a` and `a/b` cannot both exist:
+/// a create or push of one while the other exists is refused clearly, never a 500.
+#[tokio::test]
+async fn branch_names_that_clash_as_git_refs_are_refused() {
+    let w = world().await;
+    let create = |name: &'static str| {
+        let w = &w;
+        async move {
+            w.send(
+                Method::POST,
+                &format!("{R}/branches"),
+                Some(json!({"name": name})),
+            )
+            .await
+        }
+    };
+    expect_json::<Value>(create("feature").await, StatusCode::CREATED).await;
+    expect_json::<Value>(create("topic/deep/x").await, StatusCode::CREATED).await;
+    for (name, existing) in [
+        ("feature/x", "feature"),
+        ("feature/x/y", "feature"),
+        ("topic", "topic/deep/x"),
+        ("topic/deep", "topic/deep/x"),
+        ("main/x", "main"),
+    ] {
+        let e = expect_error(create(name).await, StatusCode::CONFLICT, "branch_exists").await;
+        let message = e["error"]["message"].as_str().unwrap();
+        assert!(
+            message.contains(&format!(
+                "{name} clashes with the existing branch {existing}"
+            )),
+            "{message}"
+        );
+    }
+    // Names that only share a prefix are no clash.
+    expect_json::<Value>(create("feature-2").await, StatusCode::CREATED).await;
+    expect_json::<Value>(create("topic/deeper").await, StatusCode::CREATED).await;
+
+    // The same through the git door: git refuses the ref, the push lands nothing.
+    w.git.ok(
+        &w.work,
+        &["checkout", "-q", "-B", "feature/y", "origin/main"],
+    );
+    w.git.commit(&w.work, "y", &[("y.txt", b"y\n")]);
+    let out = w.git.run(&w.work, &["push", "origin", "feature/y"]);
+    let said = svc_tests::git::all_output(&out);
+    assert!(!out.status.success(), "{said}");
+    assert!(
+        said.contains("feature/y clashes with the existing branch feature"),
+        "{said}"
+    );
+    let list = w.app.get_json(&w.token, &format!("{R}/branches")).await;
+    let names: Vec<&str> = list["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["name"].as_str().unwrap())
+        .collect();
+    assert!(!names.contains(&"feature/y"), "{names:?}");
+    let refs = w.git.ok(&w.work, &["ls-remote", "origin"]);
+    assert!(!refs.contains("refs/heads/feature/y"), "{refs}");
 }

@@ -1,14 +1,19 @@
 //! Browser sign-in (the local provider and an OpenID Connect provider), the session
-//! cookie, and the Origin check on its writes.
+//! cookie, the Origin check on its writes, and the sign-in pages in a real Chromium.
 
 #![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
+
+use std::io::{BufRead, BufReader};
+use std::process::Stdio;
 
 use reqwest::{Method, Response, StatusCode, header};
 use serde_json::{Value, json};
 use svc_protocol::login::LoggedOut;
 use svc_protocol::user::{CredentialList, User};
+use svc_tests::browser::Browser;
 use svc_tests::fake_oidc::{FakeOidc, Person};
-use svc_tests::{TestApp, expect_error, expect_json};
+use svc_tests::machine::Machine;
+use svc_tests::{KillOnDrop, TestApp, expect_error, expect_json};
 
 /// The session cookie's `name=value` from a `Set-Cookie`, checking its attributes.
 fn session_from(r: &Response) -> String {
@@ -196,6 +201,17 @@ async fn local_password_sign_in_and_the_origin_check() {
     expect_error(r, StatusCode::UNAUTHORIZED, "unauthorized").await;
 }
 
+/// The local provider's sign-in page for `return_to`.
+async fn login_page(app: &TestApp, return_to: &str) -> String {
+    let query: String = url::form_urlencoded::byte_serialize(return_to.as_bytes()).collect();
+    let r = app
+        .request(Method::GET, &format!("/login?return_to={query}"))
+        .send()
+        .await
+        .unwrap();
+    r.text().await.unwrap()
+}
+
 #[tokio::test]
 async fn without_a_provider_the_browser_goes_to_the_password_page() {
     let app = TestApp::start().await;
@@ -215,7 +231,26 @@ async fn without_a_provider_the_browser_goes_to_the_password_page() {
         .await
         .unwrap();
     assert_eq!(r.status(), StatusCode::OK);
-    assert!(r.text().await.unwrap().contains("/v1/login/password"));
+    let html = r.text().await.unwrap();
+    assert!(html.contains("/v1/login/password"));
+    assert!(html.contains(r#"data-return-to="/login/device""#), "{html}");
+
+    // Where to go next is an attribute, escaped as one; never a foreign place.
+    let html = login_page(&app, "/login/device?user_code=\"><script>x</script>").await;
+    assert!(
+        html.contains(
+            r#"data-return-to="/login/device?user_code=&quot;&gt;&lt;script&gt;x&lt;/script&gt;""#
+        ),
+        "{html}"
+    );
+    for foreign in ["/\\evil.example", "//evil.example", "https://evil.example"] {
+        assert!(
+            login_page(&app, foreign)
+                .await
+                .contains(r#"data-return-to="/""#),
+            "{foreign}"
+        );
+    }
 }
 
 #[tokio::test]
@@ -384,4 +419,70 @@ async fn a_provider_refusal_is_an_error_not_a_session() {
     assert!(r.headers().get(header::SET_COOKIE).is_none());
     let body: Value = expect_json(r, StatusCode::BAD_REQUEST).await;
     assert_eq!(body["error"]["code"], "access_denied");
+}
+
+/// What a person does: `svc login --no-browser`, open the printed address in Chromium,
+/// sign in with the password, type the code, approve; the CLI says it is logged in.
+#[tokio::test]
+async fn svc_login_finishes_in_a_real_browser() {
+    let Some(browser) = Browser::launch().await else {
+        return;
+    };
+    let app = TestApp::builder().device_flow(900, 1).start().await;
+    app.bootstrap(json!({"email": "chrome@example.com", "password": "correct horse"}))
+        .await;
+    let machine = Machine::new();
+    let mut cli = KillOnDrop(
+        machine
+            .svc(&["login", "--server", &app.base, "--no-browser"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let mut said = BufReader::new(cli.0.stdout.take().unwrap()).lines();
+    let first = said.next().unwrap().unwrap();
+    let code = first
+        .strip_prefix("First copy your one-time code: ")
+        .unwrap_or_else(|| panic!("{first}"))
+        .to_owned();
+    let second = said.next().unwrap().unwrap();
+    let url = second
+        .strip_prefix("Then open ")
+        .and_then(|s| s.strip_suffix(" and approve it."))
+        .unwrap_or_else(|| panic!("{second}"))
+        .to_owned();
+    assert_eq!(url, app.url("/login/device"));
+
+    // No session yet: the device page sends the browser to the password page.
+    browser.goto(&url).await;
+    browser.wait_for_path("/login").await;
+    browser.fill("#login", "chrome").await;
+    browser.fill("#password", "wrong horse").await;
+    browser.click("#f button").await;
+    browser
+        .wait_for_text("#msg", "wrong login or password")
+        .await;
+    browser.fill("#password", "correct horse").await;
+    browser.click("#f button").await;
+
+    // Signed in, back on the device page: type the code and approve.
+    browser.wait_for_path("/login/device").await;
+    browser.wait_for_text("main", "Signed in as chrome").await;
+    browser.fill("#code", &code).await;
+    browser.click("#f button[value='1']").await;
+    browser.wait_for_text("#msg", "Approved").await;
+
+    let rest: Vec<String> = said.map(Result::unwrap).collect();
+    let status = tokio::task::spawn_blocking(move || cli.0.wait())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(status.success(), "{rest:?}");
+    assert!(
+        rest.iter()
+            .any(|l| l == &format!("Logged in to {} as chrome", app.base)),
+        "{rest:?}"
+    );
+    browser.close().await;
 }

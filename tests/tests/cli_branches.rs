@@ -145,9 +145,6 @@ async fn branch_review_checks_diff_and_merge_from_a_clone() {
         .find(|b| b["name"] == "feature/x")
         .unwrap_or_else(|| panic!("{list}"));
     assert_eq!(row["head"], head.as_str());
-    let human = w.ok(&web, &["branch", "list"]);
-    assert!(human.starts_with("main\tdefault\t"), "{human}");
-    assert!(human.contains("\nfeature/x\topen\t"), "{human}");
 
     let branch = w.json(&web, &["branch", "view"]);
     assert_eq!(branch["name"], "feature/x");
@@ -168,6 +165,23 @@ async fn branch_review_checks_diff_and_merge_from_a_clone() {
     ] {
         assert!(view.contains(part), "{part:?} in {view}");
     }
+
+    // The list: main's head, then a header and aligned columns, RFC 3339 off a terminal.
+    let list = w.json(&web, &["branch", "list"]);
+    let pushed = list["items"][0]["pushed_at"].as_str().unwrap();
+    assert!(pushed.ends_with('Z'), "{pushed}");
+    assert_eq!(list["items"][0]["checks"]["build_state"], "not_built");
+    let main = list["default_head"].as_str().unwrap();
+    assert_eq!(
+        w.ok(&web, &["branch", "list"]),
+        format!(
+            "main is at {}\n\n\
+             BRANCH     STATE  COMMITS            MERGEABLE  CHECKS     AUTHOR  PUSHED                TITLE\n\
+             feature/x  open   ahead 1, behind 0  clean      not built  ann     {}Z\n",
+            &main[..7],
+            &pushed[..19]
+        )
+    );
 
     // The diff is git's, byte for byte; plain when not on a terminal, and never paged.
     let git_diff = w.git(&web, &["diff", "--patience", "origin/main...HEAD"]);
@@ -253,7 +267,7 @@ async fn branch_review_checks_diff_and_merge_from_a_clone() {
     assert_eq!(reviews["items"][0]["body"], "ship it");
     assert!(
         w.ok(&web, &["branch", "view"])
-            .contains(&format!("  approved\tann\t{short}\t"))
+            .contains(&format!("  approved  ann  {short}  "))
     );
 
     // --force merges past the red check, recording the agent from SVC_AGENT.
@@ -368,4 +382,122 @@ async fn which_repo_a_command_is_about() {
     assert_eq!(list["items"][0]["name"], "fix");
     let diff = w.ok(home, &["branch", "diff", "fix", "-R", "ann/tool"]);
     assert!(diff.contains("-t\n+fixed\n"), "{diff}");
+
+    // A repo by its path as well as by its name.
+    w.app.repo(&w.ann, "ann/mono", "services/api").await;
+    for r in [
+        "ann/mono/services/api",
+        "ann/mono/services/api/",
+        "ann/mono/services-api",
+    ] {
+        let list = w.json(home, &["branch", "list", "-R", r]);
+        assert_eq!(list["default_branch"], "main", "{r}: {list}");
+    }
+    let err = w.refused(home, &["branch", "list", "-R", "ann/mono/services/apx"]);
+    assert!(
+        err.contains("ann/mono has no repo at services/apx") && err.contains("svc repo list"),
+        "{err}"
+    );
+}
+
+/// The server's 404 names what was not found and suggests near names the caller may
+/// see; the CLI shows it as it is.
+#[tokio::test]
+async fn not_found_says_what_and_suggests_near_names() {
+    let w = World::start().await;
+    let home = w.m.home.path();
+    let web = w.seed.path("web");
+    w.seed.ok(&web, &["checkout", "-q", "-b", "feature"]);
+    w.seed.commit(&web, "f", &[("f.txt", b"f\n")]);
+    w.seed.ok(&web, &["push", "-q", "origin", "feature"]);
+
+    let err = w.refused(home, &["branch", "list", "-R", "ann/mnoo/web"]);
+    assert_eq!(
+        err.trim(),
+        "svc: monorepo ann/mnoo not found; did you mean ann/mono?"
+    );
+    let err = w.refused(home, &["branch", "list", "-R", "ann/mono/wbe"]);
+    assert_eq!(
+        err.trim(),
+        "svc: repo ann/mono/wbe not found; did you mean ann/mono/web?"
+    );
+    let err = w.refused(home, &["branch", "view", "featuer", "-R", "ann/mono/web"]);
+    assert_eq!(
+        err.trim(),
+        "svc: branch featuer not found; did you mean feature?"
+    );
+    let err = w.refused(home, &["branch", "view", "zzzzzzzz", "-R", "ann/mono/web"]);
+    assert_eq!(err.trim(), "svc: branch zzzzzzzz not found");
+
+    // An outsider learns nothing: ann's hidden monorepo answers as a missing name does,
+    // and is never offered, even for a near miss; only bob's own names are.
+    let bob = w
+        .app
+        .bootstrap(json!({"email": "bob@example.com"}))
+        .await
+        .credential
+        .token;
+    w.app.monorepo(&bob, json!({"name": "bits"})).await;
+    let error_of = |path: &'static str| {
+        let (app, bob) = (&w.app, &bob);
+        async move {
+            let r = app
+                .as_user(reqwest::Method::GET, path, bob)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status(), reqwest::StatusCode::NOT_FOUND, "{path}");
+            r.json::<Value>().await.unwrap()
+        }
+    };
+    let hidden = error_of("/v1/monorepos/ann/mono").await;
+    let missing = error_of("/v1/monorepos/ann/mona").await;
+    assert_eq!(
+        hidden,
+        json!({"error": {"code": "not_found", "message": "monorepo ann/mono not found"}})
+    );
+    assert_eq!(
+        missing,
+        json!({"error": {"code": "not_found", "message": "monorepo ann/mona not found"}})
+    );
+    let near_hidden = error_of("/v1/monorepos/ann/mnoo/repos/web/branches").await;
+    assert_eq!(
+        near_hidden["error"]["message"],
+        "monorepo ann/mnoo not found"
+    );
+    let own = error_of("/v1/monorepos/bob/bist").await;
+    assert_eq!(
+        own["error"]["message"],
+        "monorepo bob/bist not found; did you mean bob/bits?"
+    );
+}
+
+/// `feature/x` beside `feature` cannot exist in git: refused naming the clash, exit 1.
+#[tokio::test]
+async fn a_branch_that_clashes_with_another_is_refused_clearly() {
+    let w = World::start().await;
+    let web = w.web();
+    w.ok(&web, &["branch", "create", "feature"]);
+    let err = w.refused(&web, &["branch", "create", "feature/x"]);
+    assert_eq!(
+        err.lines().count(),
+        1,
+        "one line, not an internal error: {err}"
+    );
+    assert!(
+        err.contains("feature/x clashes with the existing branch feature"),
+        "{err}"
+    );
+    w.ok(&web, &["branch", "create", "topic/x"]);
+    let out = w.run(&web, &["branch", "create", "topic", "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err: Value = serde_json::from_slice(&out.stderr).unwrap();
+    assert_eq!(err["error"]["code"], "branch_exists");
+    assert!(
+        err["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("topic clashes with the existing branch topic/x"),
+        "{err}"
+    );
 }

@@ -212,8 +212,10 @@ async fn tree_file_history_and_last_commits_agree_with_git() {
         .get_json(&p.token, &format!("{R}/commits/{second}"))
         .await;
     assert_eq!(commit["title"], "two");
-    assert_eq!(commit["trailers"]["agent"], "claude");
-    assert_eq!(commit["trailers"]["machine"], "box");
+    assert_eq!(
+        commit["trailers"],
+        json!({"Svc-Agent": "claude", "Svc-Worktree": null, "Svc-Machine": "box"})
+    );
 }
 
 #[tokio::test]

@@ -161,6 +161,24 @@ async fn two_machines_follow_main_and_leave_dirty_trees_alone() {
         "local edit\n"
     );
 
+    // Once the tree is clean again, B catches up within seconds and the status clears.
+    b.m.git(&api(&b), &["checkout", "--", "a.txt"]);
+    let clean = Instant::now();
+    until("B at the second merge once its tree is clean", || {
+        head_of(&b) == next
+            && b.status()
+                .is_some_and(|s| s["monorepos"][0].get("held").is_none())
+    })
+    .await;
+    assert!(
+        clean.elapsed() < Duration::from_secs(8),
+        "{:?}",
+        clean.elapsed()
+    );
+    let status = b.svc(&["daemon", "status"]);
+    let text = String::from_utf8_lossy(&status.stdout);
+    assert!(!text.contains("local changes"), "{text}");
+
     // Stopping A's daemon disconnects its machine.
     let out = a.svc(&["daemon", "stop"]);
     assert!(out.status.success(), "{}", all_output(&out));
@@ -243,6 +261,20 @@ async fn worktrees_are_announced_and_carry_trailers() {
     let reported = w.app.get_json(&w.token, &format!("{M}/worktrees")).await;
     assert_eq!(reported["items"][0]["id"], id.as_str(), "{reported}");
     assert_eq!(reported["items"][0]["branch"], "feature/x");
+
+    // svc commands in the worktree (beside the clone) know its repo and branch.
+    let inside = |args: &[&str]| a.command(args).current_dir(&path).output().unwrap();
+    let out = inside(&["branch", "list", "--json"]);
+    assert!(out.status.success(), "{}", all_output(&out));
+    let list: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(list["default_branch"], "main", "{list}");
+    let out = inside(&["branch", "view"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim(),
+        "svc: branch feature/x not found",
+        "not pushed yet: {}",
+        all_output(&out)
+    );
 
     // Commits there carry the trailers; the main checkout's do not.
     std::fs::write(path.join("f.txt"), "f\n").unwrap();

@@ -168,11 +168,13 @@ async fn patches_agree_with_git_and_answer_304() {
     let bin = by_path(files, "bin.dat");
     assert_eq!(
         (bin["binary"].as_bool(), bin.get("patch")),
-        (Some(true), None)
+        (Some(true), Some(&Value::Null)),
+        "a binary file has patch: null"
     );
     assert_eq!(bin["additions"], Value::Null);
     let big = by_path(files, "big.txt");
     assert_eq!(big["patch_omitted"], "too_large");
+    assert_eq!(big.get("patch"), Some(&Value::Null));
     assert_eq!(
         (big["additions"].clone(), big["deletions"].clone()),
         (Value::Null, Value::Null)
@@ -188,6 +190,7 @@ async fn budget_and_paths_in_the_plain_form() {
     let d: Value = expect_json(w.get("?max_bytes=30", None).await, StatusCode::OK).await;
     let files = d["files"].as_array().unwrap();
     assert_eq!(by_path(files, "a.txt")["patch_omitted"], "budget");
+    assert_eq!(by_path(files, "a.txt").get("patch"), Some(&Value::Null));
     assert!(by_path(files, "a.txt")["additions"].is_u64(), "counts stay");
     assert_eq!(d["truncated"], true);
     let d: Value = expect_json(w.get("?paths=src", None).await, StatusCode::OK).await;
@@ -204,7 +207,8 @@ async fn budget_and_paths_in_the_plain_form() {
             .as_array()
             .unwrap()
             .iter()
-            .all(|f| f.get("patch").is_none())
+            .all(|f| f.get("patch") == Some(&Value::Null)),
+        "without hunks every file has patch: null"
     );
     let text = w
         .get("?format=patch&paths=a.txt", None)

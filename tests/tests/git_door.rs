@@ -6,8 +6,8 @@ use std::io::Write;
 
 use reqwest::{Method, StatusCode, header};
 use serde_json::{Value, json};
-use svc_tests::TestApp;
 use svc_tests::git::{Git, all_output};
+use svc_tests::{TestApp, expect_error, expect_json};
 
 struct Fixture {
     app: TestApp,
@@ -322,6 +322,116 @@ async fn a_renamed_monorepo_answers_at_its_old_url() {
     assert_eq!(new_url, f.app.url("/ann/renamed/services-app.git"));
 }
 
+/// The attack of issue 13: bob makes alice an owner of his monorepo (no consent needed)
+/// and transfers it onto `alice/proj`, a label alice renamed away from. Her alias stays
+/// hers: her clone keeps fetching her monorepo and her pushes land in it.
+#[tokio::test]
+async fn an_alias_is_not_taken_over_by_someone_else() {
+    let app = TestApp::start().await;
+    let alice = app
+        .bootstrap(json!({"email": "alice@example.com"}))
+        .await
+        .credential
+        .token;
+    let bob = app
+        .bootstrap(json!({"email": "bob@example.com"}))
+        .await
+        .credential
+        .token;
+    let (ag, bg) = (Git::new(&alice), Git::new(&bob));
+    app.monorepo(&alice, json!({"name": "proj"})).await;
+    let url = app.repo(&alice, "alice/proj", "services/app").await["clone_url"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let mine = ag.path("mine");
+    ag.ok(ag.home.path(), &["clone", "-q", &url, "mine"]);
+    let hers = ag.commit(&mine, "alice's", &[("a", b"alice")]);
+    ag.ok(&mine, &["push", "-q", "origin", "main"]);
+    let rename = app
+        .as_user(Method::PATCH, "/v1/monorepos/alice/proj", &alice)
+        .json(&json!({"name": "proj2"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(rename.status(), StatusCode::OK);
+
+    app.monorepo(&bob, json!({"name": "evil"})).await;
+    let bob_url = app.repo(&bob, "bob/evil", "services/app").await["clone_url"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let theirs = bg.path("theirs");
+    bg.ok(bg.home.path(), &["clone", "-q", &bob_url, "theirs"]);
+    bg.commit(&theirs, "bob's", &[("a", b"bob")]);
+    bg.ok(&theirs, &["push", "-q", "origin", "main"]);
+    let r = app
+        .as_user(Method::PUT, "/v1/monorepos/bob/evil/members/alice", &bob)
+        .json(&json!({"role": "owner"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    for body in [
+        json!({"owner": "alice", "name": "proj"}),
+        json!({"owner": "alice", "name": "proj2"}),
+    ] {
+        let r = app
+            .as_user(Method::PATCH, "/v1/monorepos/bob/evil", &bob)
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        expect_error(r, StatusCode::CONFLICT, "monorepo_exists").await;
+    }
+
+    // Alice's clone, at the old URL, still reaches her monorepo both ways.
+    ag.ok(&mine, &["fetch", "-q", "origin"]);
+    assert_eq!(
+        ag.ok(&mine, &["rev-parse", "origin/main"]).trim(),
+        hers,
+        "her clone fetches her main"
+    );
+    ag.ok(&mine, &["checkout", "-q", "-b", "after"]);
+    ag.commit(&mine, "more", &[("b", b"b")]);
+    ag.ok(&mine, &["push", "-q", "origin", "after"]);
+    let branches = |label: &str| {
+        let path = format!("/v1/monorepos/{label}/repos/services-app/branches");
+        let token = alice.clone();
+        let app = &app;
+        async move {
+            app.get_json(&token, &path).await["items"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|b| b["name"].as_str().unwrap().to_owned())
+                .collect::<Vec<_>>()
+        }
+    };
+    assert_eq!(
+        branches("alice/proj2").await,
+        ["after"],
+        "the push landed in hers"
+    );
+    assert!(branches("bob/evil").await.is_empty(), "and not in bob's");
+
+    // Alice's own action still takes her alias over (core rule 2).
+    let r = app
+        .as_user(Method::PATCH, "/v1/monorepos/bob/evil", &alice)
+        .json(&json!({"owner": "alice", "name": "proj"}))
+        .send()
+        .await
+        .unwrap();
+    let taken: Value = expect_json(r, StatusCode::OK).await;
+    assert_eq!(
+        (
+            taken["full_name"].as_str(),
+            taken["replaced_alias"].as_str()
+        ),
+        (Some("alice/proj"), Some("alice/proj"))
+    );
+}
+
 #[tokio::test]
 async fn a_push_over_64_mib_is_refused_and_nothing_lands() {
     let f = fixture().await;
@@ -365,12 +475,15 @@ async fn a_push_over_64_mib_is_refused_and_nothing_lands() {
             .iter()
             .all(|e| e["kind"] != "branch.opened")
     );
-    let tmp = f.app.data_dir.path().join("tmp");
-    assert_eq!(
-        std::fs::read_dir(tmp).map(|d| d.count()).unwrap_or(0),
-        0,
-        "the spool is gone"
-    );
+    // The process's spool folder stays; the push's spool in it is gone.
+    let spools: Vec<_> = std::fs::read_dir(f.app.data_dir.path().join("tmp"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().is_dir())
+        .flat_map(|d| std::fs::read_dir(d.path()).unwrap().flatten())
+        .map(|e| e.path())
+        .collect();
+    assert!(spools.is_empty(), "the spool is gone: {spools:?}");
 }
 
 #[tokio::test]
@@ -479,6 +592,48 @@ async fn gzip_request_bodies_are_read() {
         StatusCode::OK,
         "a bad Git-Protocol header is dropped, not passed to git"
     );
+}
+
+#[tokio::test]
+async fn gzip_bodies_that_are_not_gzip_or_cut_short_are_400() {
+    let f = fixture().await;
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    enc.write_all(b"0014command=ls-refs\n00010000").unwrap();
+    let gz = enc.finish().unwrap();
+    let cut = gz[..gz.len() - 6].to_vec();
+    for (service, body) in [
+        ("git-upload-pack", b"not gzip at all".to_vec()),
+        ("git-upload-pack", cut.clone()),
+        ("git-receive-pack", b"not gzip at all".to_vec()),
+        ("git-receive-pack", cut),
+    ] {
+        let r = f
+            .app
+            .client
+            .post(format!("{}/{service}", f.url))
+            .bearer_auth(&f.token)
+            .header("git-protocol", "version=2")
+            .header(
+                header::CONTENT_TYPE,
+                format!("application/x-{service}-request"),
+            )
+            .header(header::CONTENT_ENCODING, "gzip")
+            .body(body)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::BAD_REQUEST, "{service}");
+        let ct = r.headers()[header::CONTENT_TYPE]
+            .to_str()
+            .unwrap()
+            .to_owned();
+        assert!(ct.starts_with("text/plain"), "{ct}");
+        let text = r.text().await.unwrap();
+        assert!(
+            text.starts_with("svc: the request body could not be read"),
+            "{text}"
+        );
+    }
 }
 
 #[tokio::test]

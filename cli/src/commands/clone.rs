@@ -4,7 +4,6 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use svc_protocol::code::{EntryType, TreePage};
 use svc_protocol::monorepo::{Monorepo, MonorepoKind, Repo, RepoList};
 
 use super::Global;
@@ -101,7 +100,9 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
         bar.finish_and_clear();
     }
     if monorepo.kind == MonorepoKind::Monorepo {
-        fetch_meta(&session, &m, "", &staging.path.join(".svc"))?;
+        // The first sync: `.svc/` with the meta layer's files and the sync state the
+        // daemon and `svc sync` go on from, even while the layer is empty.
+        super::sync::sync_clone(&session.server, &monorepo.full_name, &staging.path)?;
     }
     std::fs::rename(&staging.path, &dir).map_err(|e| {
         CommandError::internal(format!("cannot move the clone into {}: {e}", dir.display()))
@@ -170,49 +171,5 @@ fn exclude(enclosing: &Path, rel: &str) -> Result<()> {
         .append(true)
         .open(path)?;
     writeln!(file, "/{rel}/")?;
-    Ok(())
-}
-
-/// Copies the meta layer's live files (`.svc/` on the meta repo's main), if any.
-fn fetch_meta(session: &Session, m: &str, rel: &str, into: &Path) -> Result<()> {
-    let path = if rel.is_empty() {
-        ".svc".to_owned()
-    } else {
-        format!(".svc/{rel}")
-    };
-    let encoded: String = url::form_urlencoded::byte_serialize(path.as_bytes()).collect();
-    let request = session.request(
-        reqwest::Method::GET,
-        &format!("{m}/repos/meta/tree?path={encoded}"),
-    )?;
-    let page: TreePage = match session.call(request) {
-        Ok(page) => page,
-        // No main in the meta repo yet, or no .svc folder: nothing to copy.
-        Err(e) if e.kind == crate::error::Kind::User => return Ok(()),
-        Err(e) => return Err(e),
-    };
-    std::fs::create_dir_all(into)?;
-    for entry in page.items {
-        let child = if rel.is_empty() {
-            entry.name.clone()
-        } else {
-            format!("{rel}/{}", entry.name)
-        };
-        match entry.kind {
-            EntryType::Tree => fetch_meta(session, m, &child, &into.join(&entry.name))?,
-            EntryType::Blob => {
-                let file: String =
-                    url::form_urlencoded::byte_serialize(format!(".svc/{child}").as_bytes())
-                        .collect();
-                let bytes = session.send(session.request(
-                    reqwest::Method::GET,
-                    &format!("{m}/repos/meta/file?path={file}"),
-                )?)?;
-                let bytes = bytes.bytes().map_err(|e| session.unreachable(&e))?;
-                std::fs::write(into.join(&entry.name), bytes)?;
-            }
-            _ => {}
-        }
-    }
     Ok(())
 }

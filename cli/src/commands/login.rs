@@ -1,29 +1,35 @@
-//! `svc login`: the device flow.
+//! `svc login`: the device flow, or a token given on standard input.
 
 use std::io::IsTerminal;
 use std::time::{Duration, Instant};
 
-use reqwest::StatusCode;
+use reqwest::{Method, StatusCode};
 use serde_json::json;
-use svc_protocol::ApiErrorBody;
-use svc_protocol::login::{DeviceCode, poll_error};
-use svc_protocol::user::UserWithCredential;
+use svc_protocol::login::DeviceCode;
+use svc_protocol::{ApiErrorBody, ErrorCode};
+use svc_protocol::user::{User, UserWithCredential};
 
 use super::Global;
-use crate::client::{http, normalize_server};
+use crate::client::{Session, http, normalize_server};
 use crate::config::{Host, Hosts, config_dir};
 use crate::credstore;
 use crate::error::{CommandError, Result};
 
 /// Sign this machine in with the device flow (a code you approve in a browser)
+///
+/// On a machine without a browser, make a credential elsewhere (svc credential create)
+/// and pipe its token in: svc login --server URL --with-token < token.txt
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Don't open a browser; just print the URL and code
     #[arg(long)]
     pub no_browser: bool,
     /// Name of this machine's credential [default: the host name]
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", conflicts_with = "with_token")]
     pub machine: Option<String>,
+    /// Read a credential's token from standard input, check it and store it
+    #[arg(long, conflicts_with = "no_browser")]
+    pub with_token: bool,
 }
 
 pub fn run(global: &Global, args: &Args) -> Result<()> {
@@ -32,6 +38,9 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
         Some(s) => normalize_server(s)?,
         None => return Err(CommandError::user("which server?").hint("run svc login --server URL")),
     };
+    if args.with_token {
+        return with_token(&server);
+    }
     let machine = args.machine.clone().unwrap_or_else(host_name);
     let http = http()?;
     let unreachable = |e: reqwest::Error| {
@@ -85,23 +94,24 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
         let status = r.status();
         let err = r
             .json::<ApiErrorBody>()
-            .map(|b| b.error.code)
-            .unwrap_or_default();
-        match (status, err.as_str()) {
-            (StatusCode::BAD_REQUEST, poll_error::AUTHORIZATION_PENDING) => {}
-            (StatusCode::BAD_REQUEST, poll_error::SLOW_DOWN) => interval += Duration::from_secs(5),
-            (StatusCode::BAD_REQUEST, poll_error::ACCESS_DENIED) => {
+            .ok()
+            .and_then(|b| ErrorCode::parse(&b.error.code));
+        match (status, err) {
+            (StatusCode::BAD_REQUEST, Some(ErrorCode::AuthorizationPending)) => {}
+            (StatusCode::BAD_REQUEST, Some(ErrorCode::SlowDown)) => interval += Duration::from_secs(5),
+            (StatusCode::BAD_REQUEST, Some(ErrorCode::AccessDenied)) => {
                 return Err(CommandError::user("the sign-in was denied in the browser"));
             }
-            (StatusCode::BAD_REQUEST, poll_error::EXPIRED_TOKEN) => {
+            (StatusCode::BAD_REQUEST, Some(ErrorCode::ExpiredToken)) => {
                 return Err(
                     CommandError::user("the code expired before it was approved")
                         .hint("run svc login again"),
                 );
             }
             _ => {
+                let code = err.map(ErrorCode::as_str).unwrap_or_default();
                 return Err(CommandError::network(format!(
-                    "{server} answered {status} {err} while waiting"
+                    "{server} answered {status} {code} while waiting"
                 )));
             }
         }
@@ -110,19 +120,67 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
         s.finish_and_clear();
     }
     // Only now is anything written: an interrupted login leaves nothing behind.
-    let dir = config_dir()?;
-    let store = credstore::save(&dir, &server, &signed_in.credential.token)?;
-    let mut hosts = Hosts::load(&dir)?;
-    hosts.servers.insert(
-        server.clone(),
+    remember(
+        &server,
+        &signed_in.credential.token,
         Host {
             login: signed_in.user.login.clone(),
             credential_id: signed_in.credential.id.clone(),
             credential_name: signed_in.credential.name.clone(),
-            store: store.into(),
+            store: String::new(),
         },
-    );
-    hosts.default = Some(server.clone());
+    )
+}
+
+/// `--with-token`: the first line of standard input, checked against the server (as
+/// `GET /v1/user`) before it is stored. Which credential it is cannot be asked, so
+/// logout forgets it without revoking it.
+fn with_token(server: &str) -> Result<()> {
+    let mut line = String::new();
+    std::io::stdin().read_line(&mut line)?;
+    let token = line.trim();
+    if token.is_empty() {
+        return Err(
+            CommandError::user("no token on standard input").hint(format!(
+                "run: svc login --server {server} --with-token < token.txt"
+            )),
+        );
+    }
+    let session = Session::with_token(server, token)?;
+    let user: User = match session.answer(session.request(Method::GET, "/v1/user")?)? {
+        Ok(answer) => answer.json().map_err(|e| {
+            CommandError::network(format!("{server} answered something unexpected: {e}"))
+        })?,
+        Err(refusal) if refusal.status == StatusCode::UNAUTHORIZED => {
+            return Err(CommandError::user(format!(
+                "{server} refused that token (revoked, expired or mistyped)"
+            ))
+            .hint("nothing was stored")
+            .code("unauthorized"));
+        }
+        Err(refusal) => return Err(session.refusal(refusal)),
+    };
+    remember(
+        server,
+        token,
+        Host {
+            login: user.login,
+            credential_id: String::new(),
+            credential_name: String::new(),
+            store: String::new(),
+        },
+    )
+}
+
+/// Stores the token for `server` and makes it the default server.
+fn remember(server: &str, token: &str, mut host: Host) -> Result<()> {
+    let dir = config_dir()?;
+    let store = credstore::save(&dir, server, token)?;
+    host.store = store.into();
+    let login = host.login.clone();
+    let mut hosts = Hosts::load(&dir)?;
+    hosts.servers.insert(server.to_owned(), host);
+    hosts.default = Some(server.to_owned());
     hosts.save(&dir)?;
     if store == credstore::FILE {
         eprintln!(
@@ -130,7 +188,7 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
             credstore::describe(&dir, store)
         );
     }
-    println!("Logged in to {server} as {}", signed_in.user.login);
+    println!("Logged in to {server} as {login}");
     Ok(())
 }
 

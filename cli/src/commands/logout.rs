@@ -21,17 +21,20 @@ pub fn run(global: &Global, _: &Args) -> Result<()> {
             session.server
         )));
     };
-    let revoke = session.request(
-        Method::DELETE,
-        &format!("/v1/user/credentials/{}", host.credential_id),
-    )?;
-    match session.send(revoke) {
-        Ok(_) => {}
-        // Already revoked elsewhere: forgetting it is all that is left to do.
-        Err(e) if e.kind == crate::error::Kind::User => {
-            eprintln!("svc: the server no longer knew this credential ({e})")
+    // A token given with `login --with-token` is not known by id: it is only forgotten.
+    if !host.credential_id.is_empty() {
+        let revoke = session.request(
+            Method::DELETE,
+            &format!("/v1/user/credentials/{}", host.credential_id),
+        )?;
+        match session.send(revoke) {
+            Ok(_) => {}
+            // Already revoked elsewhere: forgetting it is all that is left to do.
+            Err(e) if e.kind == crate::error::Kind::User => {
+                eprintln!("svc: the server no longer knew this credential ({e})")
+            }
+            Err(e) => return Err(e.hint("nothing was forgotten; try again")),
         }
-        Err(e) => return Err(e.hint("nothing was forgotten; try again")),
     }
     credstore::forget(&session.config_dir, &session.server)?;
     hosts.servers.remove(&session.server);
@@ -39,9 +42,16 @@ pub fn run(global: &Global, _: &Args) -> Result<()> {
         hosts.default = hosts.servers.keys().next().cloned();
     }
     hosts.save(&session.config_dir)?;
-    println!(
-        "Logged out of {} ({} revoked)",
-        session.server, host.credential_name
-    );
+    if host.credential_id.is_empty() {
+        println!(
+            "Logged out of {} (the token given with --with-token is forgotten here but not revoked: svc credential revoke does that)",
+            session.server
+        );
+    } else {
+        println!(
+            "Logged out of {} ({} revoked)",
+            session.server, host.credential_name
+        );
+    }
     Ok(())
 }

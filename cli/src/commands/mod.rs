@@ -1,5 +1,6 @@
 //! Every command: one file per leaf command, a folder per group.
 
+pub mod api;
 pub mod auth;
 pub mod branch;
 pub mod checks;
@@ -39,7 +40,7 @@ pub struct Global {
     /// The svc server, like https://svc.example.com [default: the one you logged in to]
     #[arg(long, global = true, env = "SVC_SERVER", value_name = "URL")]
     pub server: Option<String>,
-    /// Print data as JSON
+    /// Print data as JSON, and errors as JSON on stderr
     #[arg(long, global = true)]
     pub json: bool,
 }
@@ -65,6 +66,7 @@ pub enum Command {
     Status(status::Command),
     Checks(checks::Args),
     Sync(sync::Args),
+    Api(api::Args),
     /// The older name of `svc sync`, still accepted
     #[command(subcommand, hide = true)]
     Meta(meta::Command),
@@ -91,6 +93,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Status(cmd) => status::run(g, cmd),
         Command::Checks(args) => checks::run(g, &args),
         Command::Sync(args) => sync::run(g, &args),
+        Command::Api(args) => api::run(g, &args),
         Command::Meta(cmd) => meta::run(g, cmd),
         Command::Daemon(cmd) => daemon::run(g, cmd),
         Command::Worktree(cmd) => worktree::run(g, cmd),

@@ -5,7 +5,9 @@ use svc_protocol::branch::{CreateReview, Review, ReviewList, ReviewState};
 
 use crate::commands::{Global, branch, print};
 use crate::error::{CommandError, Result};
+use crate::table::Table;
 use crate::target::{self, RepoArgs};
+use crate::terminal::when;
 use crate::workdir;
 
 /// Approve, comment on or ask for changes on a branch; or --list its reviews
@@ -47,8 +49,9 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
     let path = format!("{}/reviews", target.branch_path(&name));
     if args.list {
         let list: ReviewList = target.session.get(&path)?;
-        return print(global, &list, || {
-            list.items.iter().map(|r| line(r) + "\n").collect()
+        return print(global, &list, || match list.items.is_empty() {
+            true => format!("No reviews of {name} yet"),
+            false => table(&list.items).render(),
         });
     }
     let state = if args.approve {
@@ -85,20 +88,23 @@ fn said(state: ReviewState) -> &'static str {
     }
 }
 
-/// One line about a review: what, who (and which agent), on which head, when, the text.
-pub fn line(r: &Review) -> String {
-    let who = match &r.agent {
-        Some(agent) => format!("{} (agent {agent})", r.author),
-        None => r.author.clone(),
-    };
-    let mut text = format!(
-        "{}\t{who}\t{}\t{}",
-        said(r.state),
-        branch::short(&r.head),
-        branch::when(r.created_at)
-    );
-    if let Some(first) = r.body.lines().find(|l| !l.trim().is_empty()) {
-        text.push_str(&format!("\t{first}"));
+/// The reviews, one a row: what was said, by whom, on which head, when, and the first
+/// line of its text.
+pub fn table(reviews: &[Review]) -> Table {
+    let mut table = Table::new(&["REVIEW", "BY", "HEAD", "WHEN", "TEXT"]);
+    for r in reviews {
+        let who = match &r.agent {
+            Some(agent) => format!("{} (agent {agent})", r.author),
+            None => r.author.clone(),
+        };
+        let first = r.body.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+        table.row(vec![
+            said(r.state).to_owned(),
+            who,
+            branch::short(&r.head).to_owned(),
+            when(r.created_at),
+            first.to_owned(),
+        ]);
     }
-    text
+    table
 }

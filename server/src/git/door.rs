@@ -26,6 +26,7 @@ use tower_http::decompression::RequestDecompressionLayer;
 
 use super::pkt::{self, PushHead};
 use super::record::{self, Actor};
+use super::spool::SpoolDir;
 use super::storage;
 use crate::app::AppState;
 use crate::auth::{self, Caller};
@@ -40,6 +41,8 @@ pub const MAX_PUSH_BYTES: u64 = 64 * 1024 * 1024;
 /// Past the limit, the rest of a push is read and dropped up to this much, so the
 /// client still reads the refusal; beyond it the connection is cut.
 const MAX_DRAIN_BYTES: u64 = 1024 * 1024 * 1024;
+/// A fetch's request body (wants and haves) may not exceed this (after gzip).
+const MAX_FETCH_REQUEST_BYTES: usize = 16 * 1024 * 1024;
 /// How long a push waits for a free slot before it is refused as busy.
 const PUSH_SLOT_WAIT: Duration = Duration::from_secs(10);
 
@@ -188,8 +191,8 @@ fn git(service: Service, dir: &std::path::Path, protocol: Option<&str>) -> Comma
     .env("GIT_CONFIG_GLOBAL", "/dev/null")
     .stdin(Stdio::piped())
     .stdout(Stdio::piped())
-    .stderr(Stdio::piped())
-    .kill_on_drop(true);
+    .stderr(Stdio::piped());
+    super::child::dies_with_server(&mut cmd);
     if let Some(p) = protocol {
         cmd.env("GIT_PROTOCOL", p);
     }
@@ -319,6 +322,22 @@ async fn upload(
         Ok(found) => found,
         Err(r) => return r,
     };
+    // Read whole before git starts, so a body that cannot be read is a 400, not a
+    // fetch cut short.
+    let mut request = Vec::new();
+    let mut input = body.into_data_stream();
+    while let Some(chunk) = input.next().await {
+        let Ok(chunk) = chunk else {
+            return unreadable_body();
+        };
+        if request.len() + chunk.len() > MAX_FETCH_REQUEST_BYTES {
+            return text(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "svc: this fetch request is over 16 MiB",
+            );
+        }
+        request.extend_from_slice(&chunk);
+    }
     let dir = storage::repo_dir(&state.config.data_dir, &row.id);
     let mut child = match git(Service::UploadPack, &dir, git_protocol(headers).as_deref()).spawn() {
         Ok(child) => child,
@@ -329,13 +348,8 @@ async fn upload(
     else {
         return git_failed("no pipes to git");
     };
-    let mut input = body.into_data_stream();
     tokio::spawn(async move {
-        while let Some(Ok(chunk)) = input.next().await {
-            if stdin.write_all(&chunk).await.is_err() {
-                break;
-            }
-        }
+        let _ = stdin.write_all(&request).await;
     });
     tokio::spawn(async move {
         let mut err = String::new();
@@ -401,13 +415,32 @@ impl Drop for Spool {
     }
 }
 
-/// Writes the body to `spool`; answers false when it is over the limit.
-async fn spool_body(body: Body, path: &std::path::Path) -> std::io::Result<bool> {
+/// How spooling a push's body ended.
+enum Spooled {
+    Within,
+    OverLimit,
+    /// The body could not be read: not gzip although it says so, cut short, or gone.
+    Unreadable,
+}
+
+/// The answer to a request body that cannot be read. Git prints `error: RPC failed;
+/// HTTP 400` for it; the text is for other clients.
+fn unreadable_body() -> Response {
+    text(
+        StatusCode::BAD_REQUEST,
+        "svc: the request body could not be read (bad or cut-short gzip?); nothing was done",
+    )
+}
+
+/// Writes the body to `spool`.
+async fn spool_body(body: Body, path: &std::path::Path) -> std::io::Result<Spooled> {
     let mut file = tokio::fs::File::create(path).await?;
     let mut input = body.into_data_stream();
     let mut total = 0u64;
     while let Some(chunk) = input.next().await {
-        let chunk = chunk.map_err(std::io::Error::other)?;
+        let Ok(chunk) = chunk else {
+            return Ok(Spooled::Unreadable);
+        };
         total += chunk.len() as u64;
         if total > MAX_PUSH_BYTES {
             drop(file);
@@ -418,12 +451,12 @@ async fn spool_body(body: Body, path: &std::path::Path) -> std::io::Result<bool>
                     break;
                 }
             }
-            return Ok(false);
+            return Ok(Spooled::OverLimit);
         }
         file.write_all(&chunk).await?;
     }
     file.flush().await?;
-    Ok(true)
+    Ok(Spooled::Within)
 }
 
 /// `POST .../git-receive-pack`: spool, check the push rules, let git take it, record.
@@ -440,13 +473,23 @@ async fn receive(
             Ok(found) => found,
             Err(r) => return r,
         };
-    let tmp = state.config.data_dir.join("tmp");
-    if let Err(e) = tokio::fs::create_dir_all(&tmp).await {
-        return git_failed(&e.to_string());
-    }
-    let spool = Spool(tmp.join(format!("push-{}", crate::token::new_id(""))));
+    let data_dir = state.config.data_dir.clone();
+    let spools = state
+        .push_spools
+        .get_or_try_init(|| async move {
+            tokio::task::spawn_blocking(move || SpoolDir::create(&data_dir))
+                .await
+                .map_err(std::io::Error::other)?
+        })
+        .await;
+    let spool = match spools {
+        Ok(spools) => Spool(spools.file()),
+        Err(e) => return git_failed(&e.to_string()),
+    };
     let within = match spool_body(body, &spool.0).await {
-        Ok(within) => within,
+        Ok(Spooled::Within) => true,
+        Ok(Spooled::OverLimit) => false,
+        Ok(Spooled::Unreadable) => return unreadable_body(),
         Err(e) => return git_failed(&e.to_string()),
     };
     let head = {
@@ -470,6 +513,9 @@ async fn receive(
         ));
     }
     if let Some(refusal) = check_rules(state, &row, &head).await {
+        return push_result(refusal);
+    }
+    if let Some(refusal) = check_clashes(state, &row, &head).await {
         return push_result(refusal);
     }
     let Ok(_slot) =
@@ -549,4 +595,33 @@ async fn check_rules(state: &AppState, repo: &RepoRow, head: &PushHead) -> Optio
             ),
         )
     })
+}
+
+/// A new branch whose ref cannot live beside an existing one (`a` and `a/b`): refused
+/// with the name of the one in the way, where git would only say "failed to update ref".
+async fn check_clashes(state: &AppState, repo: &RepoRow, head: &PushHead) -> Option<Vec<u8>> {
+    let created: Vec<&str> = head
+        .updates
+        .iter()
+        .filter(|u| u.old.bytes().all(|b| b == b'0'))
+        .filter_map(|u| u.refname.strip_prefix("refs/heads/"))
+        .collect();
+    if created.is_empty() {
+        return None;
+    }
+    let dir = storage::repo_dir(&state.config.data_dir, &repo.id);
+    let heads = record::branch_heads(&dir).await.ok()?;
+    let (name, existing) = created.iter().find_map(|name| {
+        heads
+            .keys()
+            .find(|b| name.starts_with(&format!("{b}/")) || b.starts_with(&format!("{name}/")))
+            .map(|b| (*name, b))
+    })?;
+    Some(pkt::refusal(
+        head,
+        &format!("{name} clashes with the branch {existing}"),
+        &format!(
+            "svc: {name} clashes with the existing branch {existing} (git cannot hold both).\nsvc: pick another name or delete {existing}; nothing from this push landed."
+        ),
+    ))
 }

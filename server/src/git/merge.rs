@@ -41,6 +41,10 @@ pub enum Error {
     /// The named ref, to be created, exists already: answer 409.
     #[error("{0} exists")]
     RefExists(String),
+    /// The ref to be created would share a path with an existing one (`a` and `a/b`),
+    /// which git's ref store cannot hold together: answer 409 naming the existing one.
+    #[error("{name} clashes with {existing}")]
+    RefClash { name: String, existing: String },
     /// A ref name git does not allow, or not under `refs/`: answer 400.
     #[error("bad ref name {0:?}")]
     BadRefName(String),
@@ -53,7 +57,8 @@ impl From<read::Error> for Error {
     fn from(err: read::Error) -> Error {
         match err {
             read::Error::NotFound(what) => Error::NotFound(what),
-            read::Error::BadCursor(text) | read::Error::Git(text) => Error::Git(text),
+            read::Error::BadCursor => Error::Git("bad cursor".into()),
+            read::Error::Git(text) => Error::Git(text),
         }
     }
 }

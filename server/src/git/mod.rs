@@ -1,5 +1,7 @@
 //! The git layer: in-process reads with gix, and the smart-HTTP door.
 
+pub mod branch_name;
+pub mod child;
 pub mod diff;
 pub mod door;
 pub mod last_commits;
@@ -8,4 +10,5 @@ pub mod meta;
 mod pkt;
 pub mod read;
 pub mod record;
+pub mod spool;
 pub mod storage;

@@ -28,6 +28,46 @@ pub async fn remove(dir: &Path) {
     }
 }
 
+/// A ref lock older than this was left by a git killed in the middle of a ref update
+/// (a live git holds its ref locks for milliseconds).
+pub const STALE_LOCK: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Removes the ref locks (`refs/**.lock`, `packed-refs.lock`, `HEAD.lock`) that a git
+/// killed in the middle of a ref update left in any repository, once they are stale:
+/// else every later push to that ref fails with "cannot lock ref". Answers how many.
+pub fn remove_stale_locks(data_dir: &Path) -> usize {
+    let Ok(repos) = std::fs::read_dir(data_dir.join("repos")) else {
+        return 0;
+    };
+    let mut removed = 0;
+    for repo in repos.flatten() {
+        let dir = repo.path();
+        let mut locks = vec![dir.join("packed-refs.lock"), dir.join("HEAD.lock")];
+        let mut folders = vec![dir.join("refs")];
+        while let Some(folder) = folders.pop() {
+            for entry in std::fs::read_dir(folder).into_iter().flatten().flatten() {
+                match entry.file_type() {
+                    Ok(t) if t.is_dir() => folders.push(entry.path()),
+                    Ok(_) if entry.file_name().to_string_lossy().ends_with(".lock") => {
+                        locks.push(entry.path());
+                    }
+                    _ => {}
+                }
+            }
+        }
+        for lock in locks {
+            let stale = std::fs::symlink_metadata(&lock)
+                .and_then(|m| m.modified())
+                .is_ok_and(|at| at.elapsed().is_ok_and(|age| age > STALE_LOCK));
+            if stale && std::fs::remove_file(&lock).is_ok() {
+                tracing::warn!(lock = %lock.display(), "removed a ref lock a killed git left");
+                removed += 1;
+            }
+        }
+    }
+    removed
+}
+
 /// Packs kept before a repository is repacked into one pack with a bitmap.
 const MAX_PACKS: usize = 4;
 
@@ -57,14 +97,14 @@ pub async fn maintain(dir: PathBuf) {
         }
         busy.push(dir.clone());
     }
-    let out = tokio::process::Command::new("git")
+    let mut repack = tokio::process::Command::new("git");
+    repack
         .arg("--git-dir")
         .arg(&dir)
         .args(["repack", "-a", "-d", "-b", "-q"])
         .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .output()
-        .await;
+        .env("GIT_CONFIG_GLOBAL", "/dev/null");
+    let out = super::child::dies_with_server(&mut repack).output().await;
     match out {
         Ok(out) if !out.status.success() => {
             tracing::warn!(dir = %dir.display(), stderr = %String::from_utf8_lossy(&out.stderr).trim(), "repack failed");
@@ -74,5 +114,33 @@ pub async fn maintain(dir: PathBuf) {
     }
     if let Ok(mut busy) = REPACKING.lock() {
         busy.retain(|d| d != &dir);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{STALE_LOCK, remove_stale_locks};
+
+    #[test]
+    fn stale_ref_locks_go_and_fresh_ones_stay() {
+        let data = tempfile::tempdir().expect("temp dir");
+        let repo = data.path().join("repos/r_1.git");
+        std::fs::create_dir_all(repo.join("refs/heads/feature")).expect("mkdir");
+        let old = std::time::SystemTime::now() - STALE_LOCK * 2;
+        let stale = [
+            repo.join("refs/heads/feature/x.lock"),
+            repo.join("packed-refs.lock"),
+        ];
+        for path in &stale {
+            let f = std::fs::File::create(path).expect("lock");
+            f.set_modified(old).expect("mtime");
+        }
+        let fresh = repo.join("refs/heads/main.lock");
+        std::fs::write(&fresh, b"").expect("lock");
+        std::fs::write(repo.join("refs/heads/main"), b"").expect("ref");
+        assert_eq!(remove_stale_locks(data.path()), 2);
+        assert!(stale.iter().all(|p| !p.exists()));
+        assert!(fresh.exists(), "a live git's lock stays");
+        assert!(repo.join("refs/heads/main").exists());
     }
 }

@@ -79,6 +79,8 @@ struct Channel {
 /// The live hub of one server process.
 pub struct Live {
     store: Store,
+    /// Another process may revoke credentials (PostgreSQL).
+    revocable_elsewhere: bool,
     /// Stops the hub's tasks when the server's state goes.
     _stop: DropGuard,
     bell: watch::Receiver<u64>,
@@ -117,6 +119,7 @@ impl Live {
             }
         };
         let live = Arc::new(Live {
+            revocable_elsewhere: matches!(store, Store::Postgres(_)),
             store,
             bell,
             channels: Mutex::default(),
@@ -204,6 +207,9 @@ impl Live {
                 let Some(&seq) = moved.get(&channel.monorepo_id) else {
                     continue;
                 };
+                if seq > channel.last.load(Ordering::Acquire) && self.revocable_elsewhere {
+                    drop_revoked(conn.h(), channel).await?;
+                }
                 while channel.last.load(Ordering::Acquire) < seq {
                     let from = channel.last.load(Ordering::Acquire);
                     let rows =
@@ -257,6 +263,24 @@ impl Live {
         }
         Ok(())
     }
+}
+
+/// Tells the channel's sockets whose credential is no longer live, ahead of new events.
+/// On PostgreSQL another process may revoke: read after the new events were seen, this
+/// sees every revocation committed before them, so a revoked socket gets none of them
+/// even before the revocation's notification arrives here.
+async fn drop_revoked(h: store::H<'_>, channel: &Channel) -> store::Result<()> {
+    let credentials: Vec<String> = lock(&channel.holders)
+        .keys()
+        .map(|(_, c)| c.clone())
+        .collect();
+    let live = store::credentials::live_ids(h, &credentials, store::now_ms()).await?;
+    for credential in credentials {
+        if !live.contains(&credential) {
+            let _ = channel.tx.send(Msg::CredentialLost(credential));
+        }
+    }
+    Ok(())
 }
 
 /// The `{"type": "event", ...}` frame of a stored event.

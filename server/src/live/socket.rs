@@ -16,6 +16,7 @@ use crate::app::AppState;
 use crate::auth::Caller;
 use crate::authz::Access;
 use crate::presence::{self, HelloError};
+use crate::socket_gate::Gate;
 use crate::store::events;
 use crate::store::feed as lines;
 
@@ -70,7 +71,9 @@ pub async fn serve(state: AppState, ws: WebSocket, access: Access, caller: Calle
         credential_id: caller.credential_id.clone(),
         credential_name: caller.credential_name.clone(),
     };
+    let opened = state.credentials.sockets.open(&caller.credential_id);
     let mut socket = Socket {
+        gate: opened.gate.clone(),
         state,
         ws,
         caller,
@@ -81,6 +84,7 @@ pub async fn serve(state: AppState, ws: WebSocket, access: Access, caller: Calle
         feed_sent: 0,
     };
     let end = socket.run(&access).await;
+    drop(opened);
     if socket.said_hello {
         presence::closed(&socket.state, &socket.session).await;
     }
@@ -94,7 +98,12 @@ pub async fn serve(state: AppState, ws: WebSocket, access: Access, caller: Calle
     }
 }
 
+/// The close of a socket whose credential was revoked.
+const REVOKED: End = End::Close(close::ACCESS_LOST, "the credential was revoked");
+
 struct Socket {
+    /// Every frame goes through it: shut, the credential was revoked.
+    gate: std::sync::Arc<Gate>,
     state: AppState,
     ws: WebSocket,
     caller: Caller,
@@ -128,8 +137,10 @@ impl Socket {
             .feed()
             .then(|| self.state.feed.subscribe());
         self.catch_up(access).await?;
+        let gate = self.gate.clone();
         loop {
             tokio::select! {
+                () = gate.shut() => return Err(REVOKED),
                 incoming = self.ws.recv() => match incoming {
                     None | Some(Err(_)) | Some(Ok(Message::Close(_))) => return Err(End::Gone),
                     Some(Ok(Message::Text(text))) => self.on_text(&text).await?,
@@ -319,9 +330,7 @@ impl Socket {
                 close::ACCESS_LOST,
                 "access to the monorepo was lost",
             )),
-            Ok(Msg::CredentialLost(id)) if id == self.caller.credential_id => {
-                Err(End::Close(close::ACCESS_LOST, "the credential was revoked"))
-            }
+            Ok(Msg::CredentialLost(id)) if id == self.caller.credential_id => Err(REVOKED),
             Ok(_) => Ok(None),
             Err(RecvError::Lagged(_)) => Err(End::Close(
                 close::TOO_SLOW,
@@ -336,6 +345,9 @@ impl Socket {
         if frames.is_empty() {
             return Ok(());
         }
+        let Some(_writing) = self.gate.enter().await else {
+            return Err(REVOKED);
+        };
         let ws = &mut self.ws;
         let write = async move {
             for frame in frames {
@@ -353,6 +365,9 @@ impl Socket {
     }
 
     async fn send(&mut self, msg: Message) -> Result<(), End> {
+        let Some(_writing) = self.gate.enter().await else {
+            return Err(REVOKED);
+        };
         match tokio::time::timeout(SEND_TIMEOUT, self.ws.send(msg)).await {
             Ok(sent) => sent.map_err(End::from),
             Err(_) => Err(End::Close(

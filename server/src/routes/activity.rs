@@ -2,6 +2,7 @@
 //! JSON pages or, upgraded, the person's activity socket.
 
 use std::collections::{HashMap, HashSet};
+use svc_protocol::ErrorCode;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -21,7 +22,7 @@ use tokio::sync::broadcast::error::RecvError;
 use crate::app::AppState;
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
-use crate::extract::{Json, Query};
+use crate::extract::{Json, Query, page_limit};
 use crate::feed::{self, DisplayKey, HomeTick, Landed};
 use crate::store::feed::{self as lines, PersonMonorepo};
 use crate::store::{H, monorepos, ms_of, now_ms};
@@ -51,6 +52,7 @@ pub struct ActivityQuery {
     #[param(rename = "in")]
     only: Option<String>,
     /// Lines per page, 1 to 200 (default 50).
+    #[param(minimum = 1, maximum = 200)]
     limit: Option<i64>,
 }
 
@@ -67,7 +69,7 @@ impl FromRequestParts<AppState> for MaybeUpgrade {
         WebSocketUpgrade::from_request_parts(parts, state)
             .await
             .map(|ws| MaybeUpgrade(Some(ws)))
-            .map_err(|e| ApiError::bad_request("bad_upgrade", e.body_text()))
+            .map_err(|e| ApiError::bad_request(ErrorCode::BadUpgrade, e.body_text()))
     }
 }
 
@@ -92,17 +94,11 @@ pub async fn list(
 }
 
 async fn page(state: &AppState, caller: &Caller, q: ActivityQuery) -> ApiResult<ActivityPage> {
-    let limit = q.limit.unwrap_or(DEFAULT_LIMIT);
-    if !(1..=MAX_LIMIT).contains(&limit) {
-        return Err(ApiError::bad_request(
-            "bad_request",
-            format!("limit is 1 to {MAX_LIMIT}"),
-        ));
-    }
+    let limit = page_limit(q.limit, DEFAULT_LIMIT, MAX_LIMIT)?;
     let cursor = match q.cursor.as_deref() {
         None | Some("") => None,
         Some(c) => Some(DisplayKey::from_cursor(c).ok_or_else(|| {
-            ApiError::bad_request("bad_cursor", "cursor is not a `next` of this log")
+            ApiError::bad_request(ErrorCode::BadCursor, "cursor is not a `next` of this log")
         })?),
     };
     let mut conn = state.store.read().await?;
@@ -152,7 +148,7 @@ async fn resolve_labels(mut h: H<'_>, only: &str) -> ApiResult<HashSet<String>> 
         .collect();
     if labels.len() > MAX_IN {
         return Err(ApiError::bad_request(
-            "bad_request",
+            ErrorCode::BadRequest,
             format!("`in` names at most {MAX_IN} monorepos"),
         ));
     }
@@ -160,7 +156,7 @@ async fn resolve_labels(mut h: H<'_>, only: &str) -> ApiResult<HashSet<String>> 
     for label in labels {
         let Some((owner, name)) = label.split_once('/') else {
             return Err(ApiError::bad_request(
-                "bad_request",
+                ErrorCode::BadRequest,
                 format!("`in` takes monorepo labels like owner/name, not {label:?}"),
             ));
         };
@@ -171,6 +167,9 @@ async fn resolve_labels(mut h: H<'_>, only: &str) -> ApiResult<HashSet<String>> 
     }
     Ok(ids)
 }
+
+/// Why a socket of a revoked credential closes.
+const REVOKED: &str = "the credential was revoked";
 
 /// A monorepo the socket follows: its label and whether it is large.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -183,7 +182,9 @@ struct Followed {
 async fn person_socket(state: AppState, caller: Caller, socket: WebSocket) {
     // Subscribe before anything is read, so no line falls between a replay and live.
     let live = state.feed.subscribe();
+    let opened = state.credentials.sockets.open(&caller.credential_id);
     let mut s = PersonSocket {
+        gate: opened.gate.clone(),
         state,
         caller,
         socket,
@@ -194,9 +195,12 @@ async fn person_socket(state: AppState, caller: Caller, socket: WebSocket) {
     if let Err(e) = s.run(live).await {
         tracing::debug!(error = %e, "activity socket ended");
     }
+    drop(opened);
 }
 
 struct PersonSocket {
+    /// Every frame goes through it: shut, the credential was revoked.
+    gate: Arc<crate::socket_gate::Gate>,
     state: AppState,
     caller: Caller,
     socket: WebSocket,
@@ -220,8 +224,10 @@ impl PersonSocket {
         self.check_home(&[]).await?;
         let mut check = tokio::time::interval(CHECK_EVERY);
         check.tick().await;
+        let gate = self.gate.clone();
         loop {
             tokio::select! {
+                () = gate.shut() => return self.revoked().await,
                 msg = self.socket.recv() => match msg {
                     None | Some(Err(_)) | Some(Ok(Message::Close(_))) => return Ok(()),
                     Some(Ok(Message::Text(text))) => self.on_text(text.as_str()).await?,
@@ -244,8 +250,26 @@ impl PersonSocket {
 
     async fn send(&mut self, frame: &ActivityServerFrame) -> SocketResult {
         let text = serde_json::to_string(frame)?;
+        self.send_text(text).await
+    }
+
+    /// Writes one text frame through the gate.
+    async fn send_text(&mut self, text: String) -> SocketResult {
+        let Some(_writing) = self.gate.enter().await else {
+            return Err(REVOKED.into());
+        };
         self.socket.send(Message::Text(text.into())).await?;
         Ok(())
+    }
+
+    /// Closes with 4403: the credential was revoked.
+    async fn revoked(&mut self) -> SocketResult {
+        let frame = CloseFrame {
+            code: close::ACCESS_LOST,
+            reason: REVOKED.into(),
+        };
+        self.socket.send(Message::Close(Some(frame))).await?;
+        Err(REVOKED.into())
     }
 
     async fn error(&mut self, message: &str) -> SocketResult {
@@ -257,8 +281,7 @@ impl PersonSocket {
 
     async fn on_text(&mut self, text: &str) -> SocketResult {
         if text == "ping" {
-            self.socket.send(Message::Text("pong".into())).await?;
-            return Ok(());
+            return self.send_text("pong".to_owned()).await;
         }
         match serde_json::from_str::<ActivityClientFrame>(text) {
             Ok(ActivityClientFrame::Hello { since }) => self.hello(since).await,
@@ -386,12 +409,7 @@ impl PersonSocket {
     /// The periodic check: membership changes, then the home helpers' frames.
     async fn check(&mut self) -> SocketResult {
         if !credential_live(&self.state, &self.caller.credential_id).await? {
-            let frame = CloseFrame {
-                code: close::ACCESS_LOST,
-                reason: "the credential was revoked".into(),
-            };
-            self.socket.send(Message::Close(Some(frame))).await?;
-            return Err("the credential was revoked".into());
+            return self.revoked().await;
         }
         let now = load(&self.state, &self.caller.user_id).await?;
         let crossed = self.announce(now).await?;

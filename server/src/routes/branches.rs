@@ -1,6 +1,7 @@
 //! Branches: the list with its facts, one branch, create, update, delete, own commits.
 
 use axum::extract::State;
+use svc_protocol::ErrorCode;
 use axum::http::{StatusCode, Uri};
 use serde::Deserialize;
 use svc_protocol::ApiErrorBody;
@@ -14,15 +15,15 @@ use crate::auth::Caller;
 use crate::authz::{Access, Need};
 use crate::checks::{self, Required};
 use crate::error::{ApiError, ApiResult};
-use crate::extract::{Agent, Json, Path, Query};
-use crate::facts;
-use crate::git::merge;
+use crate::extract::{Agent, Json, Path, Query, page_limit};
 use crate::git::read::Repo;
 use crate::git::record::{self, Actor, Seed};
 use crate::git::storage;
+use crate::git::{branch_name, merge};
 use crate::store::branches::{self, After, BranchRow};
 use crate::store::repos::RepoRow;
 use crate::store::{H, now_ms, statuses, time_of};
+use crate::{facts, suggest};
 
 /// `{r}/branches/{branch}` path parameters.
 pub type BranchPath = Path<(String, String, String, String)>;
@@ -35,8 +36,8 @@ const LIST_COMPUTES: usize = 25;
 const STALE_RECOMPUTE_MS: i64 = 30_000;
 const TITLE_MAX: usize = 256;
 const DESCRIPTION_MAX: usize = 65_536;
-const COMMITS_DEFAULT: usize = 100;
-const COMMITS_MAX: usize = 250;
+const COMMITS_DEFAULT: i64 = 100;
+const COMMITS_MAX: i64 = 250;
 
 /// The required checks of `repo` in the monorepo `access` names.
 pub async fn required(
@@ -127,15 +128,17 @@ fn view(repo: &RepoRow, b: &BranchRow, checks: Checks) -> Branch {
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 pub struct ListQuery {
     /// The `next_cursor` of the previous page.
+    #[param(min_length = 1)]
     cursor: Option<String>,
     /// Rows a page, at most 100 (default 30).
+    #[param(minimum = 1, maximum = 100)]
     limit: Option<i64>,
     /// Comma-separated states among `open`, `merged`, `deleted` (default `open,merged`).
     state: Option<String>,
 }
 
 fn parse_cursor(cursor: &str) -> ApiResult<After> {
-    let bad = || ApiError::bad_request("bad_cursor", "this cursor was not made by this list");
+    let bad = || ApiError::bad_request(ErrorCode::BadCursor, "this cursor was not made by this list");
     let (at, name) = cursor.split_once(':').ok_or_else(bad)?;
     Ok(After {
         sort_at: at.parse().map_err(|_| bad())?,
@@ -166,11 +169,11 @@ pub async fn list(
         .find(|s| !["open", "merged", "deleted"].contains(s))
     {
         return Err(ApiError::bad_request(
-            "bad_request",
+            ErrorCode::BadRequest,
             format!("unknown state {bad:?}: use open, merged or deleted"),
         ));
     }
-    let limit = q.limit.unwrap_or(LIST_DEFAULT).clamp(1, LIST_MAX);
+    let limit = page_limit(q.limit, LIST_DEFAULT, LIST_MAX)?;
     let after = q.cursor.as_deref().map(parse_cursor).transpose()?;
     let mut conn = state.store.read().await?;
     let (access, repo) = resolve(conn.h(), &caller, (&owner, &name, &repo), Need::Read).await?;
@@ -216,11 +219,24 @@ pub struct GetQuery {
 }
 
 /// A stored branch that git still has (open or merged); the default branch is not one.
-pub async fn live_branch(h: H<'_>, repo: &RepoRow, name: &str) -> ApiResult<BranchRow> {
-    branches::get(h, &repo.id, name)
+pub async fn live_branch(mut h: H<'_>, repo: &RepoRow, name: &str) -> ApiResult<BranchRow> {
+    match branches::get(h.reborrow(), &repo.id, name)
         .await?
         .filter(|b| b.state != "deleted" && b.name != repo.default_branch)
-        .ok_or_else(|| ApiError::not_found("branch"))
+    {
+        Some(row) => Ok(row),
+        None => Err(branch_not_found(h, repo, name).await?),
+    }
+}
+
+/// 404 for a branch the repo lacks, suggesting its live branches with near names.
+pub async fn branch_not_found(h: H<'_>, repo: &RepoRow, name: &str) -> ApiResult<ApiError> {
+    let rows = branches::live(h, &repo.id).await?;
+    let visible = rows
+        .iter()
+        .filter(|b| b.name != repo.default_branch)
+        .map(|b| b.name.as_str());
+    Ok(suggest::not_found("branch", "", name, visible))
 }
 
 /// One branch as in the list; facts are computed when stale for over 30 s, or with
@@ -261,13 +277,13 @@ pub async fn get(
 fn check_text(title: Option<&str>, description: Option<&str>) -> ApiResult<()> {
     if title.is_some_and(|t| t.chars().count() > TITLE_MAX) {
         return Err(ApiError::bad_request(
-            "bad_request",
+            ErrorCode::BadRequest,
             format!("a title is at most {TITLE_MAX} characters"),
         ));
     }
     if description.is_some_and(|d| d.len() > DESCRIPTION_MAX) {
         return Err(ApiError::bad_request(
-            "bad_request",
+            ErrorCode::BadRequest,
             format!("a description is at most {DESCRIPTION_MAX} bytes"),
         ));
     }
@@ -280,7 +296,7 @@ fn check_text(title: Option<&str>, description: Option<&str>) -> ApiResult<()> {
     request_body = CreateBranch,
     params(("owner" = String, Path), ("monorepo" = String, Path), ("repo" = String, Path)),
     responses((status = 201, body = Branch), (status = 400, body = ApiErrorBody), (status = 404, body = ApiErrorBody),
-        (status = 409, body = ApiErrorBody, description = "branch_exists")))]
+        (status = 409, body = ApiErrorBody, description = "branch_exists: the branch, or one that clashes with it (`a` and `a/b`), exists")))]
 pub async fn create(
     State(state): State<AppState>,
     caller: Caller,
@@ -290,20 +306,20 @@ pub async fn create(
 ) -> ApiResult<(StatusCode, Json<Branch>)> {
     check_text(body.title.as_deref(), body.description.as_deref())?;
     let branch = body.name.trim().to_owned();
-    let full = format!("refs/heads/{branch}");
-    if gix::refs::FullName::try_from(full.as_str()).is_err() || branch.is_empty() {
+    if let Some(why) = branch_name::invalid_reason(&branch) {
         return Err(ApiError::bad_request(
-            "bad_branch_name",
-            format!("{branch:?} is not a valid git branch name"),
+            ErrorCode::BadBranchName,
+            format!("{branch:?} is not a valid git branch name: {why}"),
         ));
     }
+    let full = format!("refs/heads/{branch}");
     let (access, repo, from) = {
         let mut conn = state.store.read().await?;
         let (access, repo) =
             resolve(conn.h(), &caller, (&owner, &name, &repo), Need::Write).await?;
         if branch == repo.default_branch {
             return Err(ApiError::conflict(
-                "branch_exists",
+                ErrorCode::BranchExists,
                 format!("{branch} is the default branch"),
             ));
         }
@@ -311,7 +327,7 @@ pub async fn create(
             None => repo.default_head.clone().ok_or_else(|| {
                 ApiError::new(
                     StatusCode::UNPROCESSABLE_ENTITY,
-                    "empty_repo",
+                    ErrorCode::EmptyRepo,
                     "the repo has no main yet: name a commit in `from`",
                 )
             })?,
@@ -341,7 +357,7 @@ pub async fn create(
         Ok(()) => {}
         Err(merge::Error::RefExists(_)) => {
             return Err(ApiError::conflict(
-                "branch_exists",
+                ErrorCode::BranchExists,
                 format!("branch {branch} already exists"),
             ));
         }
@@ -430,7 +446,7 @@ pub async fn delete(
         if branch == repo.default_branch {
             return Err(ApiError::new(
                 StatusCode::UNPROCESSABLE_ENTITY,
-                "default_branch",
+                ErrorCode::DefaultBranch,
                 format!("{branch} is the default branch and cannot be deleted"),
             ));
         }
@@ -463,9 +479,11 @@ pub async fn delete(
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 pub struct CommitsQuery {
     /// The `next_cursor` of the previous page.
+    #[param(min_length = 1)]
     cursor: Option<String>,
     /// Commits a page, at most 250 (default 100).
-    limit: Option<usize>,
+    #[param(minimum = 1, maximum = 250)]
+    limit: Option<i64>,
 }
 
 /// The branch's own commits (those `ahead` counts), newest first, each before its
@@ -482,10 +500,10 @@ pub async fn commits(
     let skip: usize = match q.cursor.as_deref() {
         None => 0,
         Some(c) => c.parse().map_err(|_| {
-            ApiError::bad_request("bad_cursor", "this cursor was not made by this list")
+            ApiError::bad_request(ErrorCode::BadCursor, "this cursor was not made by this list")
         })?,
     };
-    let limit = q.limit.unwrap_or(COMMITS_DEFAULT).clamp(1, COMMITS_MAX);
+    let limit = page_limit(q.limit, COMMITS_DEFAULT, COMMITS_MAX)?.unsigned_abs() as usize;
     let (repo, row) = {
         let mut conn = state.store.read().await?;
         let (_, repo) = resolve(conn.h(), &caller, (&owner, &name, &repo), Need::Read).await?;

@@ -1,6 +1,7 @@
 //! Reading code: trees, files, history, last commits and commits, at any ref.
 
 use axum::extract::State;
+use svc_protocol::ErrorCode;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use gix::ObjectId;
@@ -8,12 +9,13 @@ use serde::Deserialize;
 use svc_protocol::ApiErrorBody;
 use svc_protocol::code::{Commit, HistoryPage, LastCommits, TreePage};
 
+use super::branches::branch_not_found;
 use super::repos::resolve;
 use crate::app::AppState;
 use crate::auth::Caller;
 use crate::authz::Need;
 use crate::error::{ApiError, ApiResult};
-use crate::extract::{Path, Query};
+use crate::extract::{Path, Query, page_limit};
 use crate::git::read::{self, Repo};
 use crate::git::storage;
 use crate::store::repos::RepoRow;
@@ -21,14 +23,16 @@ use crate::store::{H, branches, merges};
 
 /// Entries of one tree page.
 const TREE_PAGE: usize = 1000;
-const HISTORY_DEFAULT: usize = 30;
-const HISTORY_MAX: usize = 100;
+const HISTORY_DEFAULT: i64 = 30;
+const HISTORY_MAX: i64 = 100;
 
 impl From<read::Error> for ApiError {
     fn from(e: read::Error) -> Self {
         match e {
             read::Error::NotFound(what) => ApiError::not_found(&what),
-            read::Error::BadCursor(why) => ApiError::bad_request("bad_cursor", why),
+            read::Error::BadCursor => {
+                ApiError::bad_request(ErrorCode::BadCursor, "this cursor was not made by this list")
+            }
             read::Error::Git(why) => ApiError::internal(why),
         }
     }
@@ -46,8 +50,9 @@ pub struct CodeQuery {
     path: Option<String>,
     /// Tree: the `next_cursor` of the previous page.
     cursor: Option<String>,
-    /// History: commits a page (at most 100).
-    limit: Option<usize>,
+    /// History: commits a page, 1 to 100 (the other routes sharing this query ignore it,
+    /// so the range is not stated here).
+    limit: Option<i64>,
     /// History: the `next` of the previous page.
     next: Option<String>,
 }
@@ -65,11 +70,13 @@ async fn commit_of(mut h: H<'_>, repo: &RepoRow, git_ref: Option<&str>) -> ApiRe
             .default_head
             .clone()
             .ok_or_else(|| ApiError::not_found("commit (the repo is empty)")),
-        Some(name) => branches::get(h.reborrow(), &repo.id, name)
+        Some(name) => match branches::get(h.reborrow(), &repo.id, name)
             .await?
             .filter(|b| b.state != "deleted")
-            .map(|b| b.head)
-            .ok_or_else(|| ApiError::not_found("branch")),
+        {
+            Some(b) => Ok(b.head),
+            None => Err(branch_not_found(h, repo, name).await?),
+        },
     }
 }
 
@@ -180,10 +187,7 @@ pub async fn history(
     Path(p): RepoPath,
     Query(q): Query<CodeQuery>,
 ) -> ApiResult<axum::Json<HistoryPage>> {
-    let limit = q.limit.unwrap_or(HISTORY_DEFAULT);
-    if !(1..=HISTORY_MAX).contains(&limit) {
-        return Err(ApiError::bad_request("bad_request", "limit is 1 to 100"));
-    }
+    let limit = page_limit(q.limit, HISTORY_DEFAULT, HISTORY_MAX)?.unsigned_abs() as usize;
     let (path, next) = (q.path.unwrap_or_default(), q.next);
     let (mut page, repo_id) = with_repo(
         &state,

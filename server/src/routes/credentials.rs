@@ -1,6 +1,7 @@
 //! The caller's credentials: list (never a token), create, revoke.
 
 use axum::extract::State;
+use svc_protocol::ErrorCode;
 use axum::http::StatusCode;
 use svc_protocol::ApiErrorBody;
 use svc_protocol::user::{
@@ -52,7 +53,7 @@ pub async fn create(
 ) -> ApiResult<(StatusCode, Json<NewCredential>)> {
     if body.kind == CredentialKind::Browser {
         return Err(ApiError::bad_request(
-            "bad_request",
+            ErrorCode::BadRequest,
             "kind must be machine or sandbox; browser sessions come from signing in",
         ));
     }
@@ -60,7 +61,7 @@ pub async fn create(
     let expires_at = match body.expires_in {
         Some(0) => {
             return Err(ApiError::bad_request(
-                "bad_request",
+                ErrorCode::BadRequest,
                 "expires_in must be positive",
             ));
         }
@@ -76,7 +77,8 @@ pub async fn create(
     Ok((StatusCode::CREATED, Json(credential)))
 }
 
-/// Revokes one of the caller's credentials; it fails from its next request on.
+/// Revokes one of the caller's credentials; it fails from its next request on, and its
+/// open sockets send nothing more and close with 4403.
 #[utoipa::path(delete, path = "/v1/user/credentials/{id}", tag = "credentials",
     params(("id" = String, Path, description = "credential id")),
     responses((status = 204), (status = 401, body = ApiErrorBody), (status = 404, body = ApiErrorBody)))]
@@ -91,5 +93,7 @@ pub async fn revoke(
     }
     tx.commit().await?;
     state.credentials.evict(&id);
+    // Its sockets write nothing once this answers.
+    state.credentials.sockets.shut_and_wait(&id).await;
     Ok(StatusCode::NO_CONTENT)
 }

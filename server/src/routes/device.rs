@@ -2,10 +2,11 @@
 //! browser, and the machine's poll answers the user and one new machine credential.
 
 use axum::body::Bytes;
+use svc_protocol::ErrorCode;
 use axum::extract::State;
 use svc_protocol::ApiErrorBody;
 use svc_protocol::login::{
-    DeviceApprove, DeviceCode, DeviceDecision, DeviceStart, DeviceTokenRequest, poll_error,
+    DeviceApprove, DeviceCode, DeviceDecision, DeviceStart, DeviceTokenRequest,
 };
 use svc_protocol::user::{CredentialKind, UserWithCredential};
 
@@ -13,7 +14,7 @@ use crate::accounts;
 use crate::app::AppState;
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
-use crate::extract::Json;
+use crate::extract::{Json, json_object};
 use crate::store::{device, now_ms, users};
 use crate::token;
 
@@ -22,20 +23,19 @@ const DEFAULT_MACHINE: &str = "machine";
 /// RFC 8628 section 3.5: each `slow_down` adds five seconds to the interval.
 const SLOW_DOWN_STEP: i64 = 5;
 
-fn poll_refusal(code: &'static str, message: &str) -> ApiError {
+fn poll_refusal(code: ErrorCode, message: &str) -> ApiError {
     ApiError::bad_request(code, message)
 }
 
-/// Starts a device flow. The body (optional) may name the machine.
+/// Starts a device flow. The body (optional: none, or `null`) may name the machine.
 #[utoipa::path(post, path = "/v1/login/device", tag = "login", security(()),
-    request_body(content = DeviceStart, description = "optional"),
+    request_body(content = Option<DeviceStart>, description = "optional: may name the machine"),
     responses((status = 200, body = DeviceCode), (status = 400, body = ApiErrorBody)))]
 pub async fn start(State(state): State<AppState>, body: Bytes) -> ApiResult<Json<DeviceCode>> {
-    let start: DeviceStart = if body.iter().all(u8::is_ascii_whitespace) {
+    let start: DeviceStart = if matches!(body.trim_ascii(), b"" | b"null") {
         DeviceStart::default()
     } else {
-        serde_json::from_slice(&body)
-            .map_err(|e| ApiError::bad_request("bad_request", e.to_string()))?
+        json_object(&body)?
     };
     let machine = start
         .machine
@@ -92,13 +92,13 @@ pub async fn poll(
     let mut tx = state.store.begin().await?;
     let Some(row) = device::by_device_code(tx.h(), &hash).await? else {
         return Err(ApiError::bad_request(
-            "invalid_grant",
+            ErrorCode::InvalidGrant,
             "unknown device code; start again",
         ));
     };
     if now >= row.expires_at {
         return Err(poll_refusal(
-            poll_error::EXPIRED_TOKEN,
+            ErrorCode::ExpiredToken,
             "the code expired; start again",
         ));
     }
@@ -112,18 +112,18 @@ pub async fn poll(
             tx.commit().await?;
             Err(if too_soon {
                 poll_refusal(
-                    poll_error::SLOW_DOWN,
+                    ErrorCode::SlowDown,
                     &format!("polling too fast; wait {interval} s between polls"),
                 )
             } else {
                 poll_refusal(
-                    poll_error::AUTHORIZATION_PENDING,
+                    ErrorCode::AuthorizationPending,
                     "waiting for the code to be approved",
                 )
             })
         }
         "denied" => Err(poll_refusal(
-            poll_error::ACCESS_DENIED,
+            ErrorCode::AccessDenied,
             "the code was denied",
         )),
         "approved" if device::mark_issued(tx.h(), &hash).await? => {
@@ -150,7 +150,7 @@ pub async fn poll(
             }))
         }
         _ => Err(poll_refusal(
-            poll_error::EXPIRED_TOKEN,
+            ErrorCode::ExpiredToken,
             "this code was already used; start again",
         )),
     }
@@ -170,7 +170,7 @@ pub async fn approve(
     Json(body): Json<DeviceApprove>,
 ) -> ApiResult<Json<DeviceDecision>> {
     let user_code = token::normalize_user_code(&body.user_code).ok_or_else(|| {
-        ApiError::bad_request("bad_request", "a code is eight letters, like BCDF-GHJK")
+        ApiError::bad_request(ErrorCode::BadRequest, "a code is eight letters, like BCDF-GHJK")
     })?;
     let now = now_ms();
     let mut tx = state.store.begin().await?;
@@ -180,7 +180,7 @@ pub async fn approve(
         .ok_or_else(|| ApiError::not_found("code (or it has expired)"))?;
     if row.state != "pending" {
         return Err(ApiError::conflict(
-            "already_decided",
+            ErrorCode::AlreadyDecided,
             "this code was already approved or denied",
         ));
     }
@@ -200,7 +200,7 @@ pub async fn approve(
     .await?
     {
         return Err(ApiError::conflict(
-            "already_decided",
+            ErrorCode::AlreadyDecided,
             "this code was already approved or denied",
         ));
     }

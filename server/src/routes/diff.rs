@@ -5,6 +5,7 @@
 //! `ETag` of the two shas, while one being computed carries `Cache-Control: no-store`.
 
 use std::collections::{HashMap, VecDeque};
+use svc_protocol::ErrorCode;
 use std::ops::ControlFlow;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -118,7 +119,7 @@ pub async fn diff(
     };
     let Some(main) = repo.default_head.clone() else {
         return Err(ApiError::conflict(
-            "no_main",
+            ErrorCode::NoMain,
             "the repo has no main to diff against yet",
         ));
     };

@@ -1,6 +1,7 @@
 //! The monorepo event stream: JSON pages, or a WebSocket on the same path.
 
 use axum::extract::State;
+use svc_protocol::ErrorCode;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
@@ -11,7 +12,7 @@ use crate::app::AppState;
 use crate::auth::Caller;
 use crate::authz::{self, Need};
 use crate::error::{ApiError, ApiResult};
-use crate::extract::{Json, Path, Query, Upgrade};
+use crate::extract::{Json, Path, Query, Upgrade, page_limit};
 use crate::live::socket;
 use crate::live::topics::Topics;
 use crate::store::events::{self, EventRow, Window};
@@ -29,6 +30,7 @@ pub struct PullQuery {
     /// Events after this seq; without it, the latest `limit`.
     since: Option<i64>,
     /// At most 500 (the default).
+    #[param(minimum = 1, maximum = 500)]
     limit: Option<i64>,
     /// Only events before this seq.
     before: Option<i64>,
@@ -77,12 +79,12 @@ pub async fn pull(
     if !state.config.event_stream {
         return Err(ApiError::new(
             StatusCode::NOT_IMPLEMENTED,
-            "event_stream_on_hold",
+            ErrorCode::EventStreamOnHold,
             "the event stream is switched off on this server; use heads and the lists",
         ));
     }
     let topics =
-        Topics::parse(q.topics.as_deref()).map_err(|m| ApiError::bad_request("bad_request", m))?;
+        Topics::parse(q.topics.as_deref()).map_err(|m| ApiError::bad_request(ErrorCode::BadRequest, m))?;
     if let Some(ws) = upgrade {
         let params = socket::Params {
             since: q.since,
@@ -95,14 +97,11 @@ pub async fn pull(
     }
     if topics.feed() {
         return Err(ApiError::bad_request(
-            "bad_request",
+            ErrorCode::BadRequest,
             "the feed topic is for sockets; read activity lines with GET /v1/events",
         ));
     }
-    let limit = q.limit.unwrap_or(MAX_LIMIT);
-    if !(1..=MAX_LIMIT).contains(&limit) {
-        return Err(ApiError::bad_request("bad_request", "limit is 1 to 500"));
-    }
+    let limit = page_limit(q.limit, MAX_LIMIT, MAX_LIMIT)?;
     let kinds: Vec<String> = q
         .kinds
         .as_deref()
@@ -116,7 +115,7 @@ pub async fn pull(
         .unwrap_or_default();
     if kinds.len() > MAX_KINDS {
         return Err(ApiError::bad_request(
-            "bad_request",
+            ErrorCode::BadRequest,
             format!("at most {MAX_KINDS} kinds, not {}", kinds.len()),
         ));
     }
@@ -124,7 +123,7 @@ pub async fn pull(
     let id = &access.monorepo.id;
     let seq = events::last_seq(conn.h(), id).await?;
     let upto = match q.before {
-        Some(before) => (before - 1).min(seq),
+        Some(before) => before.saturating_sub(1).min(seq),
         None => seq,
     };
     let filtered = !topics.all() || q.repo.is_some() || !kinds.is_empty();
@@ -135,7 +134,7 @@ pub async fn pull(
             upto.min(since.max(0).saturating_add(span)),
             false,
         ),
-        None => ((upto - span).max(0), upto, true),
+        None => (upto.saturating_sub(span).max(0), upto, true),
     };
     let window = Window {
         from,
@@ -176,9 +175,9 @@ pub async fn pull(
     }
     // A full page stops at its last item; otherwise the whole window was looked at.
     let (next_since, oldest) = match (full, newest_first) {
-        (true, false) => (rows.last().map_or(to, |r| r.seq), from + 1),
-        (true, true) => (to, rows.first().map_or(from + 1, |r| r.seq)),
-        (false, _) => (to, from + 1),
+        (true, false) => (rows.last().map_or(to, |r| r.seq), from.saturating_add(1)),
+        (true, true) => (to, rows.first().map_or(from.saturating_add(1), |r| r.seq)),
+        (false, _) => (to, from.saturating_add(1)),
     };
     let label = access.monorepo.label();
     let items = rows

@@ -1,6 +1,7 @@
 //! Members and invites of a monorepo.
 
 use axum::extract::State;
+use svc_protocol::ErrorCode;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use svc_protocol::ApiErrorBody;
@@ -105,7 +106,7 @@ pub async fn remove(
 async fn ensure_another_owner(h: H<'_>, monorepo_id: &str) -> ApiResult<()> {
     if monorepos::count_owners(h, monorepo_id).await? <= 1 {
         return Err(ApiError::conflict(
-            "last_owner",
+            ErrorCode::LastOwner,
             "this would leave the monorepo without an owner",
         ));
     }
@@ -140,7 +141,7 @@ pub async fn invite(
     let email = body.email.trim().to_ascii_lowercase();
     if !email.contains('@') || email.len() > 254 || email.contains(char::is_whitespace) {
         return Err(ApiError::bad_request(
-            "bad_email",
+            ErrorCode::BadEmail,
             "email must look like name@host",
         ));
     }

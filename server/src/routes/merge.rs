@@ -7,6 +7,7 @@
 //! decides and the loser merges again onto the new main.
 
 use axum::extract::State;
+use svc_protocol::ErrorCode;
 use axum::http::StatusCode;
 use serde::Deserialize;
 use svc_protocol::ApiErrorBody;
@@ -31,22 +32,32 @@ impl From<merge::Error> for ApiError {
         match e {
             merge::Error::NotFound(what) => ApiError::not_found(&what),
             merge::Error::Conflicts(paths) => ApiError::conflict(
-                "conflicts",
+                ErrorCode::Conflicts,
                 format!("conflicts with main in: {}", paths.join(", ")),
             )
             .with_paths(paths),
             merge::Error::Unrelated { .. } => ApiError::conflict(
-                "unrelated",
+                ErrorCode::Unrelated,
                 "the branch shares no history with main, so it cannot be merged",
             ),
             merge::Error::RefMoved(name) => {
-                ApiError::conflict("ref_moved", format!("{name} moved meanwhile; try again"))
+                ApiError::conflict(ErrorCode::RefMoved, format!("{name} moved meanwhile; try again"))
             }
             merge::Error::RefExists(name) => {
-                ApiError::conflict("branch_exists", format!("{name} already exists"))
+                ApiError::conflict(ErrorCode::BranchExists, format!("{name} already exists"))
+            }
+            merge::Error::RefClash { name, existing } => {
+                let short = |n: &str| n.strip_prefix("refs/heads/").unwrap_or(n).to_owned();
+                let (name, existing) = (short(&name), short(&existing));
+                ApiError::conflict(
+                    ErrorCode::BranchExists,
+                    format!(
+                        "{name} clashes with the existing branch {existing} (git cannot hold both): pick another name or delete {existing}"
+                    ),
+                )
             }
             merge::Error::BadRefName(name) => ApiError::bad_request(
-                "bad_branch_name",
+                ErrorCode::BadBranchName,
                 format!("{name:?} is not a valid git branch name"),
             ),
             merge::Error::Git(why) => ApiError::internal(why),
@@ -95,7 +106,7 @@ pub async fn merge(
             let row = live_branch(conn.h(), &repo, &branch).await?;
             if row.state != "open" {
                 return Err(ApiError::conflict(
-                    "not_open",
+                    ErrorCode::NotOpen,
                     format!("branch {} is {}, not open", row.name, row.state),
                 ));
             }
@@ -118,7 +129,7 @@ pub async fn merge(
             let reason = checks.checks_unknown.clone().unwrap_or_default();
             return Err(ApiError::new(
                 StatusCode::SERVICE_UNAVAILABLE,
-                "checks_unknown",
+                ErrorCode::ChecksUnknown,
                 format!("the required checks cannot be read ({reason}); merge with force=1 to go past them"),
             )
             .with_checks(checks));
@@ -145,7 +156,7 @@ pub async fn merge(
             );
             return Err(ApiError::new(
                 StatusCode::PRECONDITION_FAILED,
-                "checks_not_green",
+                ErrorCode::ChecksNotGreen,
                 format!(
                     "the checks do not pass: {}; merge with force=1 to go past them",
                     why.join(", ")
@@ -155,7 +166,7 @@ pub async fn merge(
         }
         let Some(main) = repo.default_head.clone() else {
             return Err(ApiError::conflict(
-                "no_main",
+                ErrorCode::NoMain,
                 "the repo has no main to merge into yet",
             ));
         };
@@ -188,7 +199,7 @@ pub async fn merge(
             Ok(sha) => sha,
             Err(merge::Error::Conflicts(paths)) => {
                 return Err(ApiError::conflict(
-                    "conflicts",
+                    ErrorCode::Conflicts,
                     format!("{} conflicts with main in {} file(s): {}; merge main into the branch and push",
                         row.name, paths.len(), paths.join(", ")),
                 )
@@ -252,7 +263,7 @@ pub async fn merge(
         }));
     }
     Err(ApiError::conflict(
-        "main_moved",
+        ErrorCode::MainMoved,
         "main kept moving while merging; try again",
     ))
 }

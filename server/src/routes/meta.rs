@@ -3,6 +3,7 @@
 //! commit to the meta repo's main by compare-and-swap against a base version.
 
 use axum::body::Body;
+use svc_protocol::ErrorCode;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, header};
 use futures_util::StreamExt;
@@ -72,7 +73,7 @@ fn is_sha256(s: &str) -> bool {
 
 fn bad_sha256(s: &str) -> ApiError {
     ApiError::bad_request(
-        "bad_request",
+        ErrorCode::BadRequest,
         format!("{s:?} is not a SHA-256 in 64 lower-case hex digits"),
     )
 }
@@ -89,7 +90,7 @@ fn check_path(path: &str) -> ApiResult<()> {
         Ok(())
     } else {
         Err(ApiError::bad_request(
-            "bad_path",
+            ErrorCode::BadPath,
             format!(
                 "{path:?} must be a relative path inside .svc/ without '..', '.git' or a leading '/'"
             ),
@@ -141,7 +142,7 @@ pub async fn missing(
     let repo = meta_repo(&state, &caller, &owner, &name, Need::Write).await?;
     if body.sha256.len() > BATCH_MAX {
         return Err(ApiError::bad_request(
-            "bad_request",
+            ErrorCode::BadRequest,
             format!("at most {BATCH_MAX} digests a call"),
         ));
     }
@@ -189,14 +190,14 @@ pub async fn put_blob(
         .ok_or_else(|| {
             ApiError::new(
                 StatusCode::LENGTH_REQUIRED,
-                "length_required",
+                ErrorCode::LengthRequired,
                 "an upload needs Content-Length",
             )
         })?;
     let too_large = || {
         ApiError::new(
             StatusCode::PAYLOAD_TOO_LARGE,
-            "too_large",
+            ErrorCode::TooLarge,
             format!("a shared meta file is at most {FILE_MAX} bytes"),
         )
     };
@@ -217,7 +218,7 @@ pub async fn put_blob(
     let mut stream = body.into_data_stream();
     while let Some(chunk) = stream.next().await {
         let chunk = chunk.map_err(|e| {
-            ApiError::bad_request("bad_request", format!("the upload broke off: {e}"))
+            ApiError::bad_request(ErrorCode::BadRequest, format!("the upload broke off: {e}"))
         })?;
         size += chunk.len() as u64;
         if size > length || size > FILE_MAX {
@@ -232,7 +233,7 @@ pub async fn put_blob(
     if digest != sha256 {
         return Err(ApiError::new(
             StatusCode::UNPROCESSABLE_ENTITY,
-            "sha256_mismatch",
+            ErrorCode::Sha256Mismatch,
             format!("the content's SHA-256 is {digest}, not {sha256}"),
         ));
     }
@@ -281,7 +282,7 @@ pub async fn save(
     let repo = meta_repo(&state, &caller, &owner, &name, Need::Write).await?;
     if body.changes.len() > BATCH_MAX {
         return Err(ApiError::bad_request(
-            "bad_request",
+            ErrorCode::BadRequest,
             format!("at most {BATCH_MAX} paths a save"),
         ));
     }
@@ -290,7 +291,7 @@ pub async fn save(
         check_path(&change.path)?;
         if !seen.insert(change.path.as_str()) {
             return Err(ApiError::bad_request(
-                "bad_request",
+                ErrorCode::BadRequest,
                 format!("{} is named twice", change.path),
             ));
         }
@@ -308,7 +309,7 @@ pub async fn save(
         || machine.chars().any(char::is_control)
     {
         return Err(ApiError::bad_request(
-            "bad_request",
+            ErrorCode::BadRequest,
             format!("machine must be 1 to {MACHINE_MAX} printable characters"),
         ));
     }
@@ -349,7 +350,7 @@ pub async fn save(
                     None => None,
                     Some(b) => Some(git.commit_exists(b)?.ok_or_else(|| {
                         ApiError::bad_request(
-                            "bad_base",
+                            ErrorCode::BadBase,
                             format!("base {b} is not a version of this meta layer"),
                         )
                     })?),
@@ -372,7 +373,7 @@ pub async fn save(
                 if !unknown.is_empty() {
                     return Err(ApiError::new(
                         StatusCode::UNPROCESSABLE_ENTITY,
-                        "missing_blob",
+                        ErrorCode::MissingBlob,
                         format!("upload the content of {} first", unknown.join(", ")),
                     )
                     .with_paths(unknown));
@@ -393,7 +394,7 @@ pub async fn save(
         let (id, changes, first) = match saved {
             Saved::Edited(paths) => {
                 return Err(ApiError::conflict(
-                    "edited",
+                    ErrorCode::Edited,
                     format!(
                         "changed on the server since your last sync: {}",
                         paths.join(", ")
@@ -475,7 +476,7 @@ pub async fn save(
         }));
     }
     Err(ApiError::conflict(
-        "main_moved",
+        ErrorCode::MainMoved,
         "the meta layer kept moving while saving; try again",
     ))
 }
@@ -485,6 +486,7 @@ pub struct HistoryQuery {
     /// One path (relative to `.svc/`); every path by default.
     path: Option<String>,
     /// The `next_cursor` of the previous page.
+    #[param(min_length = 1)]
     cursor: Option<String>,
 }
 
@@ -502,7 +504,7 @@ pub async fn history(
     let before = match q.cursor.as_deref() {
         None => i64::MAX,
         Some(c) => c.parse::<i64>().map_err(|_| {
-            ApiError::bad_request("bad_cursor", "cursor is not one this route gave")
+            ApiError::bad_request(ErrorCode::BadCursor, "cursor is not one this route gave")
         })?,
     };
     let path = q.path.unwrap_or_default();

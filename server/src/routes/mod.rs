@@ -7,6 +7,7 @@ mod code;
 mod credentials;
 mod device;
 mod diff;
+mod doc;
 pub mod events;
 mod health;
 mod members;
@@ -17,7 +18,7 @@ mod needs;
 mod presence;
 mod repos;
 mod reviews;
-mod session;
+pub(crate) mod session;
 mod statuses;
 mod users;
 
@@ -126,8 +127,13 @@ pub fn raw() -> axum::Router<AppState> {
         )
 }
 
-/// The OpenAPI document, built once from [`api`].
+/// The OpenAPI document, built once from [`api`] and completed with the shared error
+/// statuses ([`doc::complete`]).
 pub fn openapi() -> &'static serde_json::Value {
     static DOC: OnceLock<serde_json::Value> = OnceLock::new();
-    DOC.get_or_init(|| serde_json::to_value(api().into_openapi()).unwrap_or_default())
+    DOC.get_or_init(|| {
+        let mut doc = serde_json::to_value(api().into_openapi()).unwrap_or_default();
+        doc::complete(&mut doc);
+        doc
+    })
 }

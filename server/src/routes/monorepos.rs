@@ -1,6 +1,7 @@
 //! Monorepos: create, list, get, rename/transfer, delete.
 
 use axum::extract::State;
+use svc_protocol::ErrorCode;
 use axum::http::StatusCode;
 use serde::Deserialize;
 use svc_protocol::ApiErrorBody;
@@ -35,9 +36,9 @@ pub async fn create(
         .owner
         .as_deref()
         .map_or_else(|| caller.login.clone(), str::to_ascii_lowercase);
-    if owner != caller.login {
+    if !acts_for_namespace(&caller, &owner) {
         return Err(ApiError::forbidden(
-            "not_your_namespace",
+            ErrorCode::NotYourNamespace,
             format!("you cannot create monorepos under {owner}"),
         ));
     }
@@ -72,6 +73,7 @@ pub async fn create(
     {
         return Err(exists(&row));
     }
+    // The caller acts for the namespace (checked above), so an alias in it may go.
     let replaced_alias = monorepos::take_alias(tx.h(), &row.owner, &row.name).await?;
     monorepos::insert(tx.h(), &row).await.map_err(|e| {
         if e.is_unique_violation() {
@@ -106,8 +108,15 @@ pub async fn create(
     ))
 }
 
+/// Whether the caller acts for the namespace `owner`: it is the caller's own login.
+/// Only such an action gives away an alias in that namespace (core rule 2); an org's
+/// owners will act for the org.
+fn acts_for_namespace(caller: &Caller, owner: &str) -> bool {
+    caller.login == owner
+}
+
 fn exists(row: &MonorepoRow) -> ApiError {
-    ApiError::conflict("monorepo_exists", format!("{} exists already", row.label()))
+    ApiError::conflict(ErrorCode::MonorepoExists, format!("{} exists already", row.label()))
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
@@ -252,8 +261,12 @@ pub async fn rename(
     {
         return Err(exists(&target));
     }
-    // Taking back one's own old label is no takeover.
+    // Taking back one's own old label is no takeover; another monorepo's alias is given
+    // away only by its namespace's own action (core rule 2).
     let takeover = holder.is_some_and(|m| m.id != current.id);
+    if takeover && !acts_for_namespace(&caller, &target.owner) {
+        return Err(exists(&target));
+    }
     let taken = monorepos::take_alias(tx.h(), &target.owner, &target.name).await?;
     monorepos::relabel(tx.h(), &current, &target.owner, &target.name)
         .await
@@ -282,7 +295,7 @@ async fn check_transfer(mut h: H<'_>, monorepo: &MonorepoRow, new_owner: &str) -
                 Ok(())
             } else {
                 Err(ApiError::bad_request(
-                    "bad_owner",
+                    ErrorCode::BadOwner,
                     format!("{new_owner} must be an owner of this monorepo first"),
                 ))
             }
@@ -293,12 +306,12 @@ async fn check_transfer(mut h: H<'_>, monorepo: &MonorepoRow, new_owner: &str) -
             .any(|l| l == new_owner) =>
         {
             Err(ApiError::forbidden(
-                "not_your_namespace",
+                ErrorCode::NotYourNamespace,
                 format!("you are not in the organization {new_owner}"),
             ))
         }
         None => Err(ApiError::bad_request(
-            "bad_owner",
+            ErrorCode::BadOwner,
             format!("no person or organization is called {new_owner}"),
         )),
     }
@@ -306,7 +319,9 @@ async fn check_transfer(mut h: H<'_>, monorepo: &MonorepoRow, new_owner: &str) -
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 pub struct DeleteQuery {
-    /// The monorepo's `<owner>/<name>`, typed out in full.
+    /// The monorepo's `<owner>/<name>`, typed out in full. Required; an `Option` here so
+    /// that a missing one gets the message saying what to type.
+    #[param(required = true)]
     confirm: Option<String>,
 }
 
@@ -326,7 +341,7 @@ pub async fn delete(
     let label = access.monorepo.label();
     if q.confirm.as_deref().map(str::to_ascii_lowercase).as_deref() != Some(label.as_str()) {
         return Err(ApiError::bad_request(
-            "confirm_required",
+            ErrorCode::ConfirmRequired,
             format!("type ?confirm={label} to delete it"),
         ));
     }

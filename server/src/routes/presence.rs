@@ -1,6 +1,7 @@
 //! Machines and reported worktrees of a monorepo.
 
 use axum::extract::State;
+use svc_protocol::ErrorCode;
 use axum::http::StatusCode;
 use serde::Deserialize;
 use svc_protocol::ApiErrorBody;
@@ -62,7 +63,7 @@ pub async fn list(
 }
 
 fn bad(message: String) -> ApiError {
-    ApiError::bad_request("bad_request", message)
+    ApiError::bad_request(ErrorCode::BadRequest, message)
 }
 
 /// A printable text of 1 to `max` characters, trimmed.

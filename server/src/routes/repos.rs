@@ -1,6 +1,7 @@
 //! Repos of a monorepo, and the heads followers poll.
 
 use axum::extract::State;
+use svc_protocol::ErrorCode;
 use axum::http::StatusCode;
 use svc_protocol::ApiErrorBody;
 use svc_protocol::monorepo::{CreateRepo, Head, Heads, MonorepoKind, Repo, RepoList, UpdateRepo};
@@ -11,9 +12,10 @@ use crate::authz::{self, Access, Need};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Json, Path};
 use crate::git::storage;
+use crate::store::monorepos::MonorepoRow;
 use crate::store::repos::{self, RepoRow};
 use crate::store::{H, events, now_ms};
-use crate::{names, token, views};
+use crate::{names, suggest, token, views};
 
 /// Resolves `{r}`: the monorepo with the caller's access, and the repo (`meta` included).
 pub async fn resolve(
@@ -23,10 +25,29 @@ pub async fn resolve(
     need: Need,
 ) -> ApiResult<(Access, RepoRow)> {
     let access = authz::monorepo(h.reborrow(), caller, owner, monorepo, need).await?;
-    let repo = repos::by_name(h, &access.monorepo.id, &repo.to_ascii_lowercase())
-        .await?
-        .ok_or_else(|| ApiError::not_found("repo"))?;
-    Ok((access, repo))
+    match repos::by_name(
+        h.reborrow(),
+        &access.monorepo.id,
+        &repo.to_ascii_lowercase(),
+    )
+    .await?
+    {
+        Some(row) => Ok((access, row)),
+        None => Err(repo_not_found(h, &access.monorepo, repo).await?),
+    }
+}
+
+/// 404 for a repo the monorepo lacks, suggesting its repos with near names (the caller
+/// may see them all).
+pub async fn repo_not_found(h: H<'_>, monorepo: &MonorepoRow, name: &str) -> ApiResult<ApiError> {
+    let rows = repos::all(h, &monorepo.id).await?;
+    let visible = rows.iter().filter(|r| !r.is_meta).map(|r| r.name.as_str());
+    Ok(suggest::not_found(
+        "repo",
+        &format!("{}/", monorepo.label()),
+        name,
+        visible,
+    ))
 }
 
 /// The monorepo's repos by name; the meta layer is not listed.
@@ -69,13 +90,13 @@ pub async fn create(
     let access = authz::monorepo(tx.h(), &caller, &owner, &name, Need::Write).await?;
     if views::kind(&access.monorepo.kind) == MonorepoKind::Repo {
         return Err(ApiError::conflict(
-            "plain_repo",
+            ErrorCode::PlainRepo,
             "a plain repo holds exactly one repo; create a monorepo for more",
         ));
     }
     let exists = || {
         ApiError::conflict(
-            "repo_exists",
+            ErrorCode::RepoExists,
             format!("a repo named {repo_name} exists already"),
         )
     };

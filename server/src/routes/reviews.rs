@@ -1,6 +1,7 @@
 //! Reviews: comments, approvals and change requests on a branch; never a gate.
 
 use axum::extract::State;
+use svc_protocol::ErrorCode;
 use axum::http::StatusCode;
 use serde::Deserialize;
 use svc_protocol::ApiErrorBody;
@@ -12,7 +13,7 @@ use crate::app::AppState;
 use crate::auth::Caller;
 use crate::authz::Need;
 use crate::error::{ApiError, ApiResult};
-use crate::extract::{Agent, Json, Path, Query};
+use crate::extract::{Agent, Json, Path, Query, page_limit};
 use crate::store::reviews::{self, ReviewRow};
 use crate::store::{events, now_ms, time_of};
 
@@ -37,8 +38,10 @@ fn view(repo: &str, r: &ReviewRow) -> Review {
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 pub struct ListQuery {
     /// The `next_cursor` of the previous page.
+    #[param(min_length = 1)]
     cursor: Option<String>,
     /// Reviews a page, at most 250 (default 100).
+    #[param(minimum = 1, maximum = 250)]
     limit: Option<i64>,
 }
 
@@ -55,10 +58,10 @@ pub async fn list(
     let after: i64 = match q.cursor.as_deref() {
         None => 0,
         Some(c) => c.parse().map_err(|_| {
-            ApiError::bad_request("bad_cursor", "this cursor was not made by this list")
+            ApiError::bad_request(ErrorCode::BadCursor, "this cursor was not made by this list")
         })?,
     };
-    let limit = q.limit.unwrap_or(PAGE_DEFAULT).clamp(1, PAGE_MAX);
+    let limit = page_limit(q.limit, PAGE_DEFAULT, PAGE_MAX)?;
     let mut conn = state.store.read().await?;
     let (_, repo) = resolve(conn.h(), &caller, (&owner, &name, &repo), Need::Read).await?;
     let b = live_branch(conn.h(), &repo, &branch).await?;
@@ -89,19 +92,19 @@ pub async fn create(
 ) -> ApiResult<(StatusCode, Json<Review>)> {
     if agent.is_some() && body.state == ReviewState::Approve {
         return Err(ApiError::forbidden(
-            "agent_cannot_approve",
+            ErrorCode::AgentCannotApprove,
             "an agent may comment or request changes, but not approve",
         ));
     }
     if body.body.len() > BODY_MAX {
         return Err(ApiError::bad_request(
-            "too_large",
+            ErrorCode::TooLarge,
             format!("a review body is at most {BODY_MAX} bytes"),
         ));
     }
     if body.state != ReviewState::Approve && body.body.trim().is_empty() {
         return Err(ApiError::bad_request(
-            "bad_request",
+            ErrorCode::BadRequest,
             "a comment or change request needs a body",
         ));
     }

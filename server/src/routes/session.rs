@@ -2,6 +2,7 @@
 //! password) and sign-out. Both end in the session cookie.
 
 use axum::extract::State;
+use svc_protocol::ErrorCode;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use serde::Deserialize;
@@ -35,7 +36,7 @@ pub struct BrowserQuery {
 }
 
 /// Only a path on this host: `/x`, never `//host` or a backslash trick.
-fn safe_return_to(path: Option<&str>) -> String {
+pub(crate) fn safe_return_to(path: Option<&str>) -> String {
     match path {
         Some(p)
             if p.starts_with('/')
@@ -86,7 +87,7 @@ pub async fn browser(
         .map_err(|e| {
             ApiError::new(
                 StatusCode::BAD_GATEWAY,
-                "provider_unavailable",
+                ErrorCode::ProviderUnavailable,
                 e.to_string(),
             )
         })?;
@@ -120,13 +121,13 @@ pub async fn callback(
     };
     if let Some(error) = q.error {
         return Err(ApiError::bad_request(
-            "access_denied",
+            ErrorCode::AccessDenied,
             format!("the provider refused the sign-in: {error}"),
         ));
     }
     let (Some(code), Some(login_state)) = (q.code, q.state) else {
         return Err(ApiError::bad_request(
-            "bad_request",
+            ErrorCode::BadRequest,
             "the callback needs code and state",
         ));
     };
@@ -136,7 +137,7 @@ pub async fn callback(
         tx.commit().await?;
         pending.ok_or_else(|| {
             ApiError::bad_request(
-                "bad_request",
+                ErrorCode::BadRequest,
                 "this sign-in expired or was used; start again",
             )
         })?
@@ -149,7 +150,7 @@ pub async fn callback(
             &pending.nonce,
         )
         .await
-        .map_err(|e| ApiError::new(StatusCode::BAD_GATEWAY, "provider_error", e.to_string()))?;
+        .map_err(|e| ApiError::new(StatusCode::BAD_GATEWAY, ErrorCode::ProviderError, e.to_string()))?;
     let mut tx = state.store.begin().await?;
     let user = user_for_claims(&mut tx, &claims).await?;
     let session =

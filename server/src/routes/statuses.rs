@@ -1,6 +1,7 @@
 //! Commit statuses and the Checks object of a commit.
 
 use axum::extract::State;
+use svc_protocol::ErrorCode;
 use axum::http::StatusCode;
 use svc_protocol::ApiErrorBody;
 use svc_protocol::branch::{Checks, PostStatus, Status};
@@ -48,7 +49,7 @@ async fn check_commit(state: &AppState, repo: &RepoRow, sha: &str) -> ApiResult<
 }
 
 fn validate(body: &PostStatus) -> ApiResult<()> {
-    let bad = |m: String| Err(ApiError::bad_request("bad_request", m));
+    let bad = |m: String| Err(ApiError::bad_request(ErrorCode::BadRequest, m));
     let context = body.context.trim();
     if context.is_empty()
         || context.chars().count() > CONTEXT_MAX
@@ -118,7 +119,7 @@ pub async fn post(
     if before.is_none() && statuses::count(tx.h(), &repo.id, &sha).await? > CONTEXTS_MAX {
         return Err(ApiError::new(
             StatusCode::UNPROCESSABLE_ENTITY,
-            "too_many_statuses",
+            ErrorCode::TooManyStatuses,
             format!("a commit has at most {CONTEXTS_MAX} status contexts"),
         ));
     }

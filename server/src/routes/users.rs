@@ -1,6 +1,7 @@
 //! Users: self-hosted bootstrap and the caller's own profile.
 
 use axum::extract::State;
+use svc_protocol::ErrorCode;
 use axum::http::{HeaderMap, StatusCode};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
@@ -42,14 +43,14 @@ pub async fn create_user(
     let same = Sha256::digest(sent.as_bytes()).ct_eq(&Sha256::digest(secret.as_bytes()));
     if !bool::from(same) {
         return Err(ApiError::forbidden(
-            "forbidden",
+            ErrorCode::Forbidden,
             "that is not the bootstrap secret",
         ));
     }
     let email = body.email.trim();
     if !looks_like_email(email) {
         return Err(ApiError::bad_request(
-            "bad_email",
+            ErrorCode::BadEmail,
             "email must look like name@host",
         ));
     }
@@ -142,7 +143,7 @@ fn check_picture_url(url: String) -> ApiResult<String> {
     match url::Url::parse(&url) {
         Ok(u) if u.scheme() == "https" && url.len() <= 2048 => Ok(url),
         _ => Err(ApiError::bad_request(
-            "bad_request",
+            ErrorCode::BadRequest,
             "picture_url must be an https URL",
         )),
     }

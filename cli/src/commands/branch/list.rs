@@ -4,7 +4,9 @@ use svc_protocol::branch::BranchList;
 
 use crate::commands::{Global, print};
 use crate::error::Result;
+use crate::table::Table;
 use crate::target::{self, RepoArgs};
+use crate::terminal::when;
 
 /// List a repo's branches: main first, then open and merged ones, newest first
 #[derive(Debug, clap::Args)]
@@ -43,20 +45,38 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
     };
     let list: BranchList = target.session.get(&path)?;
     print(global, &list, || {
-        let head = list.default_head.as_deref().map_or("(empty)", super::short);
-        let mut text = format!("{}\tdefault\t{head}\n", list.default_branch);
+        let mut text = match list.default_head.as_deref() {
+            Some(head) => format!("{} is at {}\n", list.default_branch, super::short(head)),
+            None => format!("{} is empty\n", list.default_branch),
+        };
+        if list.items.is_empty() {
+            text.push_str("No other branches\n");
+            return text;
+        }
+        let mut table = Table::new(&[
+            "BRANCH",
+            "STATE",
+            "COMMITS",
+            "MERGEABLE",
+            "CHECKS",
+            "AUTHOR",
+            "PUSHED",
+            "TITLE",
+        ]);
         for b in &list.items {
-            text.push_str(&format!(
-                "{}\t{}\t{}\t{}\tchecks {}\t{}\t{}\n",
-                b.name,
-                b.state,
+            table.row(vec![
+                b.name.clone(),
+                b.state.clone(),
                 super::ahead_behind(b),
                 super::mergeable(b),
                 b.checks.build_state.replace('_', " "),
-                b.author.as_deref().unwrap_or("-"),
-                b.title.as_deref().unwrap_or("")
-            ));
+                b.author.clone().unwrap_or_else(|| "-".to_owned()),
+                when(b.pushed_at),
+                b.title.clone().unwrap_or_default(),
+            ]);
         }
+        text.push('\n');
+        text.push_str(&table.render());
         text
     })?;
     if let (Some(cursor), false) = (&list.next_cursor, global.json) {

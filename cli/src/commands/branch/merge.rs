@@ -67,6 +67,7 @@ fn explain(branch: &str, refusal: Refusal, session: &crate::client::Session) -> 
             .hint(format!(
                 "see svc branch view {branch}; fix them, or pass --force to merge anyway"
             ))
+            .code(&error.code)
         }
         "conflicts" => {
             let paths = error.paths.as_deref().unwrap_or_default().join(", ");
@@ -74,12 +75,14 @@ fn explain(branch: &str, refusal: Refusal, session: &crate::client::Session) -> 
                 "{branch} is not merged: it conflicts with main in {paths}"
             ))
             .hint("merge main into the branch, resolve, commit and push; --force does not help")
+            .code(&error.code)
         }
         "checks_unknown" => CommandError::user(format!(
             "{branch} is not merged: the required checks cannot be read ({})",
             error.message
         ))
-        .hint("fix .svc/svc.toml on main, or pass --force to merge anyway"),
+        .hint("fix .svc/svc.toml on main, or pass --force to merge anyway")
+        .code(&error.code),
         _ => session.refusal(refusal),
     }
 }

@@ -11,8 +11,6 @@ mod stat;
 pub mod view;
 
 use svc_protocol::branch::{Branch, Mergeable};
-use time::OffsetDateTime;
-use time::macros::format_description;
 
 use super::Global;
 use crate::error::Result;
@@ -41,15 +39,6 @@ pub fn run(global: &Global, command: Command) -> Result<()> {
     }
 }
 
-/// A time as people read it, in UTC to the minute.
-pub fn when(t: OffsetDateTime) -> String {
-    t.to_offset(time::UtcOffset::UTC)
-        .format(format_description!(
-            "[year]-[month]-[day] [hour]:[minute] UTC"
-        ))
-        .unwrap_or_else(|_| t.unix_timestamp().to_string())
-}
-
 /// The first 7 characters of a sha, as git abbreviates.
 pub fn short(sha: &str) -> &str {
     sha.get(..7).unwrap_or(sha)
@@ -64,8 +53,8 @@ pub fn mergeable(b: &Branch) -> String {
     }
 }
 
-/// `+ahead -behind`, `?` before the first computation.
+/// `ahead 1, behind 0` (commits against main), `?` before the first computation.
 pub fn ahead_behind(b: &Branch) -> String {
     let n = |v: Option<u32>| v.map_or_else(|| "?".to_owned(), |v| v.to_string());
-    format!("+{} -{}", n(b.ahead), n(b.behind))
+    format!("ahead {}, behind {}", n(b.ahead), n(b.behind))
 }

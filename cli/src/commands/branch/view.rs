@@ -5,6 +5,7 @@ use svc_protocol::branch::{Branch, ReviewList};
 use crate::commands::{Global, checks, print, review};
 use crate::error::Result;
 use crate::target::{self, RepoArgs};
+use crate::terminal::when;
 use crate::workdir;
 
 /// Show a branch: state, head, mergeability, checks, its merge and reviews
@@ -41,7 +42,7 @@ fn human(b: &Branch, reviews: &ReviewList) -> String {
         "Author: {}, last push by {} at {}\n",
         b.author.as_deref().unwrap_or("unknown"),
         b.pusher.as_deref().unwrap_or("unknown"),
-        super::when(b.pushed_at)
+        when(b.pushed_at)
     ));
     let counts = match (b.ahead, b.behind) {
         (Some(ahead), Some(behind)) => format!("{ahead} ahead, {behind} behind main"),
@@ -56,7 +57,7 @@ fn human(b: &Branch, reviews: &ReviewList) -> String {
         text.push_str(&format!(
             "Merged by {} at {} as {sha}",
             b.merged_by.as_deref().unwrap_or("unknown"),
-            super::when(at)
+            when(at)
         ));
         if let Some(agent) = &b.merged_agent {
             text.push_str(&format!(" (agent {agent})"));
@@ -68,8 +69,8 @@ fn human(b: &Branch, reviews: &ReviewList) -> String {
     }
     if !reviews.items.is_empty() {
         text.push_str("Reviews:\n");
-        for r in &reviews.items {
-            text.push_str(&format!("  {}\n", review::line(r)));
+        for line in review::table(&reviews.items).render().lines() {
+            text.push_str(&format!("  {line}\n"));
         }
     }
     if let Some(description) = b.description.as_deref().filter(|d| !d.is_empty()) {

@@ -5,6 +5,8 @@ use svc_protocol::user::CredentialList;
 use crate::client::Session;
 use crate::commands::{Global, print};
 use crate::error::Result;
+use crate::table::Table;
+use crate::terminal::when;
 
 /// List your credentials (never their tokens)
 #[derive(Debug, clap::Args)]
@@ -14,14 +16,17 @@ pub fn run(global: &Global, _: &Args) -> Result<()> {
     let session = Session::open(global.server.as_deref())?;
     let list: CredentialList = session.get("/v1/user/credentials")?;
     print(global, &list, || {
-        list.items
-            .iter()
-            .map(|c| {
-                let used = c
-                    .last_used_at
-                    .map_or_else(|| "never used".into(), |t| format!("last used {t}"));
-                format!("{}\t{}\t{}\t{used}\n", c.id, c.kind.as_str(), c.name)
-            })
-            .collect()
+        let mut table = Table::new(&["ID", "KIND", "NAME", "CREATED", "LAST USED", "EXPIRES"]);
+        for c in &list.items {
+            table.row(vec![
+                c.id.clone(),
+                c.kind.as_str().to_owned(),
+                c.name.clone(),
+                when(c.created_at),
+                c.last_used_at.map_or_else(|| "never".to_owned(), when),
+                c.expires_at.map_or_else(|| "never".to_owned(), when),
+            ]);
+        }
+        table.render()
     })
 }

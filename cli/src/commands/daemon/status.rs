@@ -9,6 +9,7 @@ use svc_protocol::daemon::{
 
 use crate::commands::Global;
 use crate::error::{CommandError, Result};
+use crate::terminal::when;
 
 /// Is the daemon running, and how is each followed monorepo doing
 #[derive(Debug, clap::Args)]
@@ -66,7 +67,12 @@ fn human(status: Option<&Status>) -> String {
         }
         if let Some(moved) = &m.last_main_move {
             let short: String = moved.head.chars().take(12).collect();
-            let _ = writeln!(out, "  last main move: {} to {short}", moved.repo);
+            let _ = writeln!(
+                out,
+                "  last main move: {} to {short}, {}",
+                moved.repo,
+                when(moved.at)
+            );
         }
         for held in &m.held {
             let _ = writeln!(out, "  left alone: {} ({})", held.path, held.reason);
@@ -92,10 +98,10 @@ fn human(status: Option<&Status>) -> String {
     out
 }
 
-/// `last sync 12:04:05 UTC: 1 saved, 2 downloaded` (naming the clone when there are
+/// `last sync 2 minutes ago: 1 saved, 2 downloaded` (naming the clone when there are
 /// several).
 fn last_sync(sync: &LastSync, name_clone: bool) -> String {
-    let mut text = format!("last sync {}", clock(sync.at));
+    let mut text = format!("last sync {}", when(sync.at));
     if name_clone {
         let _ = write!(text, " of {}", sync.path);
     }
@@ -126,16 +132,12 @@ fn last_sync(sync: &LastSync, name_clone: bool) -> String {
             parts.join(", ")
         }
     };
-    let checked = clock(sync.checked_at);
-    if checked != clock(sync.at) {
+    let checked = when(sync.checked_at);
+    if checked != when(sync.at) {
         let _ = write!(text, ": {what} (checked {checked})");
         return text;
     }
     format!("{text}: {what}")
-}
-
-fn clock(at: time::OffsetDateTime) -> String {
-    format!("{:02}:{:02}:{:02} UTC", at.hour(), at.minute(), at.second())
 }
 
 fn uptime(secs: u64) -> String {

@@ -24,7 +24,8 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
         None => "/v1/monorepos".to_owned(),
     };
     let list: MonorepoList = session.get(&path)?;
-    print(global, &list, || {
-        list.items.iter().map(|m| super::line(m) + "\n").collect()
+    print(global, &list, || match list.items.is_empty() {
+        true => "No monorepos yet (make one with svc monorepo create <name>)".to_owned(),
+        false => super::table(&list.items).render(),
     })
 }

@@ -10,6 +10,8 @@ use svc_protocol::monorepo::Monorepo;
 
 use super::Global;
 use crate::error::Result;
+use crate::table::Table;
+use crate::terminal::when;
 
 /// Make, list, view, rename and delete monorepos
 #[derive(Debug, clap::Subcommand)]
@@ -31,13 +33,17 @@ pub fn run(global: &Global, command: Command) -> Result<()> {
     }
 }
 
-/// One line about a monorepo.
-pub fn line(m: &Monorepo) -> String {
-    format!(
-        "{}\t{}\t{}\t{}",
-        m.full_name,
-        m.kind.as_str(),
-        m.role.as_str(),
-        m.id
-    )
+/// The monorepos, one a row, with the caller's role in each.
+pub fn table(monorepos: &[Monorepo]) -> Table {
+    let mut table = Table::new(&["MONOREPO", "KIND", "ROLE", "CREATED", "ID"]);
+    for m in monorepos {
+        table.row(vec![
+            m.full_name.clone(),
+            m.kind.as_str().to_owned(),
+            m.role.as_str().to_owned(),
+            when(m.created_at),
+            m.id.clone(),
+        ]);
+    }
+    table
 }

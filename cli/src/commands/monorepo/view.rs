@@ -5,6 +5,7 @@ use svc_protocol::monorepo::{Monorepo, RepoList};
 use crate::client::{Session, split_full_name};
 use crate::commands::{Global, print};
 use crate::error::Result;
+use crate::terminal::when;
 
 /// Show a monorepo and its repos
 #[derive(Debug, clap::Args)]
@@ -20,9 +21,18 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
     let repos: RepoList = session.get(&format!("/v1/monorepos/{owner}/{name}/repos"))?;
     let value = serde_json::json!({"monorepo": monorepo, "repos": repos.items});
     print(global, &value, || {
-        let mut text = super::line(&monorepo) + "\n";
-        for r in &repos.items {
-            text.push_str(&format!("  {}\t{}\t{}\n", r.path, r.name, r.clone_url));
+        let mut text = format!(
+            "{} ({}; you are {}; created {})\n",
+            monorepo.full_name,
+            monorepo.kind.as_str(),
+            monorepo.role.as_str(),
+            when(monorepo.created_at)
+        );
+        if repos.items.is_empty() {
+            text.push_str("No repos yet\n");
+        } else {
+            text.push('\n');
+            text.push_str(&crate::commands::repo::table(&repos.items).render());
         }
         text
     })

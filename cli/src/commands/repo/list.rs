@@ -17,7 +17,8 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
     let (owner, name) = split_full_name(&args.monorepo)?;
     let session = Session::open(global.server.as_deref())?;
     let list: RepoList = session.get(&format!("/v1/monorepos/{owner}/{name}/repos"))?;
-    print(global, &list, || {
-        list.items.iter().map(|r| super::line(r) + "\n").collect()
+    print(global, &list, || match list.items.is_empty() {
+        true => format!("No repos in {owner}/{name} yet (svc repo create {owner}/{name} <path>)"),
+        false => super::table(&list.items).render(),
     })
 }

@@ -8,6 +8,7 @@ use svc_protocol::monorepo::Repo;
 
 use super::Global;
 use crate::error::Result;
+use crate::table::Table;
 
 /// Make, list and view the repos of a monorepo
 #[derive(Debug, clap::Subcommand)]
@@ -25,6 +26,11 @@ pub fn run(global: &Global, command: Command) -> Result<()> {
     }
 }
 
-pub fn line(r: &Repo) -> String {
-    format!("{}\t{}\t{}", r.path, r.name, r.clone_url)
+/// The repos, one a row: path, name (what `-R` and the API take) and clone URL.
+pub fn table(repos: &[Repo]) -> Table {
+    let mut table = Table::new(&["PATH", "NAME", "CLONE URL"]);
+    for r in repos {
+        table.row(vec![r.path.clone(), r.name.clone(), r.clone_url.clone()]);
+    }
+    table
 }

@@ -1,9 +1,8 @@
 //! `svc worktree list`.
 
-use std::fmt::Write;
-
 use crate::commands::Global;
 use crate::error::Result;
+use crate::table::Table;
 
 /// List this machine's branch worktrees
 #[derive(Debug, clap::Args)]
@@ -12,17 +11,19 @@ pub struct Args {}
 pub fn run(global: &Global, _: &Args) -> Result<()> {
     let registry = super::load()?;
     crate::commands::print(global, &registry.worktrees, || {
-        let mut out = String::new();
         if registry.worktrees.is_empty() {
-            out.push_str("No worktrees (make one with svc worktree add <repo> <branch>)");
+            return "No worktrees (make one with svc worktree add <repo> <branch>)".to_owned();
         }
+        let mut table = Table::new(&["ID", "MONOREPO", "REPO", "BRANCH", "PATH"]);
         for (id, w) in &registry.worktrees {
-            let _ = writeln!(
-                out,
-                "{id}  {} {} {}  {}",
-                w.monorepo, w.repo, w.branch, w.path
-            );
+            table.row(vec![
+                id.clone(),
+                w.monorepo.clone(),
+                w.repo.clone(),
+                w.branch.clone(),
+                w.path.clone(),
+            ]);
         }
-        out
+        table.render()
     })
 }

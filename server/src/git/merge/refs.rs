@@ -29,9 +29,20 @@ impl Repo {
     }
 
     /// Creates `name` pointing at `target`; [`Error::RefExists`] if it exists, whatever
-    /// it points at.
+    /// it points at, and [`Error::RefClash`] if a ref is on its path (`refs/heads/a`
+    /// for `refs/heads/a/b`) or below it (the other way round).
     pub fn create_ref(&self, name: &str, target: ObjectId) -> Result<(), Error> {
-        let done = self.edit_ref(
+        let clash = || -> Result<(), Error> {
+            match self.clashing_ref(name)? {
+                Some(existing) => Err(Error::RefClash {
+                    name: name.to_owned(),
+                    existing,
+                }),
+                None => Ok(()),
+            }
+        };
+        clash()?;
+        let edit = self.edit_ref(
             name,
             Change::Update {
                 log: LogChange::default(),
@@ -39,7 +50,12 @@ impl Repo {
                 new: Target::Object(target),
             },
             Some(target),
-        )?;
+        );
+        let done = match edit {
+            // The clashing ref was made meanwhile: say so rather than fail as git.
+            Err(Error::Git(why)) => return clash().and(Err(Error::Git(why))),
+            done => done?,
+        };
         // gix lets a create through when the ref exists with that very target, and then
         // reports the value it found under the lock.
         let existed = done.iter().any(|edit| {
@@ -55,6 +71,31 @@ impl Repo {
             return Err(Error::RefExists(name.to_owned()));
         }
         Ok(())
+    }
+
+    /// The existing ref `name` cannot live beside: one whose name is a folder of
+    /// `name`'s, or one inside `name` taken as a folder.
+    fn clashing_ref(&self, name: &str) -> Result<Option<String>, Error> {
+        let repo = self.0.to_thread_local();
+        let mut folder = name;
+        while let Some((parent, _)) = folder.rsplit_once('/') {
+            folder = parent;
+            if folder.matches('/').count() >= 2
+                && repo.try_find_reference(folder).map_err(git)?.is_some()
+            {
+                return Ok(Some(folder.to_owned()));
+            }
+        }
+        let inside = format!("{name}/");
+        let platform = repo.references().map_err(git)?;
+        for reference in platform.all().map_err(git)? {
+            let reference = reference.map_err(git)?;
+            let existing = reference.name().as_bstr().to_string();
+            if existing.starts_with(&inside) {
+                return Ok(Some(existing));
+            }
+        }
+        Ok(None)
     }
 
     /// Deletes `name` if it points at `expected` now, packed or loose.

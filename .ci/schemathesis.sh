@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# Fuzzes the API against its own OpenAPI document with schemathesis (`--checks all`): starts
+# the debug svc-server on a free port with a temporary data dir, gives it real data (a user,
+# a monorepo, a repo with main and a pushed branch, made with real git), points every path
+# parameter at that data, and fails on any failure schemathesis finds.
+# Needs the debug binaries (cargo build --workspace) and python3 with venv.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+version=4.32.5
+target="${CARGO_TARGET_DIR:-target}"
+server="$target/debug/svc-server"
+[ -x "$server" ] || { echo "schemathesis.sh: $server is missing; run cargo build --workspace" >&2; exit 1; }
+
+# The virtualenv lives in the target dir, made once per pinned version.
+venv="$(realpath "$target")/schemathesis-$version"
+if [ ! -x "$venv/bin/st" ]; then
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check "schemathesis==$version"
+fi
+
+work="$(mktemp -d)"
+pid=""
+cleanup() {
+  if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+base="http://127.0.0.1:$port"
+secret="schemathesis-bootstrap-$RANDOM$RANDOM"
+SVC_BOOTSTRAP_SECRET="$secret" SVC_LOG_FORMAT=text "$server" --listen "127.0.0.1:$port" \
+  --data-dir "$work/data" >"$work/server.log" 2>&1 &
+pid=$!
+for _ in $(seq 100); do
+  curl -fsS "$base/healthz" >/dev/null 2>&1 && break
+  kill -0 "$pid" 2>/dev/null || { cat "$work/server.log" >&2; exit 1; }
+  sleep 0.1
+done
+
+# call METHOD PATH [JSON]: the JSON answer of a call that must succeed.
+call() {
+  curl -fsS -X "$1" "$base$2" -H "Authorization: Bearer ${token:-$secret}" \
+    -H 'Content-Type: application/json' ${3:+--data "$3"}
+}
+json() { python3 -c "import json, sys; print(json.load(sys.stdin)$1)"; }
+
+token="$(call POST /v1/users '{"login": "ci", "email": "ci@svc.invalid"}' | json '["credential"]["token"]')"
+call POST /v1/monorepos '{"name": "proj"}' >/dev/null
+clone_url="$(call POST /v1/monorepos/ci/proj/repos '{"path": "app"}' | json '["clone_url"]')"
+push_url="${clone_url/:\/\//://ci:$token@}"
+
+export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null GIT_TERMINAL_PROMPT=0
+export GIT_AUTHOR_NAME="svc CI" GIT_AUTHOR_EMAIL="ci@svc.invalid"
+export GIT_COMMITTER_NAME="svc CI" GIT_COMMITTER_EMAIL="ci@svc.invalid"
+git init -q -b main "$work/app"
+(
+  cd "$work/app"
+  echo "hello" >README.md
+  git add README.md && git commit -q -m "First commit"
+  git push -q "$push_url" main
+  git switch -q -c feature
+  echo "more" >>README.md && mkdir -p src && echo "fn main() {}" >src/main.rs
+  git add -A && git commit -q -m "Add more"
+  git push -q "$push_url" feature
+)
+
+# Every path parameter names the real data, so the generated requests reach it.
+cat >"$work/schemathesis.toml" <<EOF
+# A run whose credential stopped working tested nothing: fail it.
+[warnings]
+fail-on = ["missing_auth"]
+
+[parameters]
+"path.owner" = "ci"
+"path.monorepo" = "proj"
+"path.repo" = "app"
+"path.branch" = "feature"
+
+# A request the schema allows may still be refused with 400 where the rule is more than
+# a JSON Schema states: RFC 8628 answers an unknown device code 400, and names, paths,
+# emails, content digests and meta versions are checked against rules (reserved names,
+# no '--', known versions) that the 400's message names.
+[[operations]]
+include-path = "/v1/login/token"
+checks.positive_data_acceptance.expected-statuses = ["2XX", "400"]
+[[operations]]
+include-path-regex = "^/v1/(monorepos|user/credentials)$|/(invites|repos|meta/blobs/missing|meta/saves)$|/meta/blobs/[{]sha256[}]$"
+checks.positive_data_acceptance.expected-statuses = ["2XX", "400", "401", "403", "404", "409"]
+# Opaque cursors (only a list's own next_cursor is one), the topics and state grammars,
+# confirm (the monorepo's own label), and names, bodies and contexts checked as above.
+[[operations]]
+include-path-regex = "^/v1/monorepos/[{]owner[}]/[{]monorepo[}](/events|/meta/history|/worktrees/[{]id[}]|/repos/[{]repo[}](/branches|/branches/[{]branch[}]/(commits|reviews)|/history|/tree|/statuses/[{]sha[}]))?$"
+checks.positive_data_acceptance.expected-statuses = ["2XX", "400", "401", "403", "404", "409"]
+EOF
+
+# The last pass expects its credential to stop working.
+printf '[warnings]\nfail-on = false\n' >"$work/logout.toml"
+
+# st_run CONFIG ARGS: one schemathesis run over the document with the credential.
+st_run() {
+  local config="$1"
+  shift
+  # From the temp dir, where schemathesis keeps its cache.
+  (cd "$work" && "$venv/bin/st" --no-color --config-file "$config" run "$base/v1/openapi.json" \
+    --checks all --max-examples 20 --seed 1 --workers 2 --phases examples,coverage,fuzzing \
+    -H "Authorization: Bearer $token" "$@")
+}
+echo "== schemathesis $version against $base"
+status=0
+# Logging out, or revoking a credential (schemathesis reuses ids it has seen in answers),
+# ends the credential every other request uses: those go last, on their own.
+revokes='^/v1/(logout|user/credentials/[{]id[}])$'
+st_run "$work/schemathesis.toml" --exclude-path-regex "$revokes" || status=$?
+st_run "$work/logout.toml" --include-path-regex "$revokes" || status=$?
+if [ "$status" -ne 0 ]; then
+  echo "== server log (last 50 lines)" >&2
+  tail -n 50 "$work/server.log" >&2
+fi
+exit "$status"
