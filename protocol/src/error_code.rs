@@ -181,7 +181,10 @@ mod tests {
         for code in ErrorCode::ALL {
             let s = code.as_str();
             assert!(seen.insert(s), "{s} twice");
-            assert!(s.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'));
+            assert!(
+                s.chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+            );
         }
     }
 }

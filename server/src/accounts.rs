@@ -1,7 +1,7 @@
 //! Making users and credentials: shared by bootstrap, the device flow and sign-in.
 
-use svc_protocol::user::{CredentialKind, NewCredential, User};
 use svc_protocol::ErrorCode;
+use svc_protocol::user::{CredentialKind, NewCredential, User};
 
 use crate::error::{ApiError, ApiResult};
 use crate::login_rule::{self, LoginError};
@@ -45,7 +45,9 @@ pub async fn create_user(tx: &mut Tx, new: NewUser<'_>) -> ApiResult<users::User
     let login = match new.login {
         Some(login) => {
             let login = login_rule::normalize(login).map_err(|e| match e {
-                LoginError::Reserved => ApiError::bad_request(ErrorCode::ReservedName, e.to_string()),
+                LoginError::Reserved => {
+                    ApiError::bad_request(ErrorCode::ReservedName, e.to_string())
+                }
                 LoginError::Shape => ApiError::bad_request(ErrorCode::BadLogin, e.to_string()),
             })?;
             if !users::logins_like(tx.h(), &login).await?.contains(&login) {

@@ -1,10 +1,10 @@
 //! The application: shared state, the router with its layers, and `launch`.
 
 use std::collections::HashMap;
-use svc_protocol::ErrorCode;
 use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use svc_protocol::ErrorCode;
 
 use anyhow::Context;
 use axum::Router;

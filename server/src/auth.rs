@@ -2,9 +2,9 @@
 //! are checked here and nowhere else; the cookie's writes must carry our own Origin.
 
 use axum::extract::FromRequestParts;
-use svc_protocol::ErrorCode;
 use axum::http::{HeaderMap, Method, header, request::Parts};
 use subtle::ConstantTimeEq;
+use svc_protocol::ErrorCode;
 use svc_protocol::user::CredentialKind;
 
 use crate::app::AppState;

@@ -3,8 +3,8 @@
 //! Outsiders get 404, never 403, so a monorepo's existence does not leak. Roles come
 //! from [`role_of`], the single place organization roles will join later.
 
-use svc_protocol::monorepo::Role;
 use svc_protocol::ErrorCode;
+use svc_protocol::monorepo::Role;
 
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};

@@ -1,12 +1,12 @@
 //! Extractors whose rejections are API errors rather than axum's plain-text ones.
 
 use axum::body::Bytes;
-use svc_protocol::ErrorCode;
 use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::header::CONTENT_TYPE;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::de::DeserializeOwned;
+use svc_protocol::ErrorCode;
 
 use crate::error::ApiError;
 
@@ -30,9 +30,9 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Json<T> {
         }
         let bytes = Bytes::from_request(req, state).await.map_err(|r| {
             let code = if r.status() == StatusCode::PAYLOAD_TOO_LARGE {
-                "too_large"
+                ErrorCode::TooLarge
             } else {
-                "bad_request"
+                ErrorCode::BadRequest
             };
             ApiError::new(r.status(), code, r.body_text())
         })?;

@@ -74,9 +74,16 @@ mod tests {
             "x.git",
             &"a".repeat(40),
         ] {
-            assert_eq!(monorepo_name(bad).unwrap_err().code, "bad_name", "{bad}");
+            assert_eq!(
+                monorepo_name(bad).unwrap_err().code,
+                ErrorCode::BadName,
+                "{bad}"
+            );
         }
-        assert_eq!(monorepo_name("Sessions").unwrap_err().code, "reserved_name");
+        assert_eq!(
+            monorepo_name("Sessions").unwrap_err().code,
+            ErrorCode::ReservedName
+        );
     }
 
     #[test]

@@ -6,8 +6,8 @@ use std::time::{Duration, Instant};
 use reqwest::{Method, StatusCode};
 use serde_json::json;
 use svc_protocol::login::DeviceCode;
-use svc_protocol::{ApiErrorBody, ErrorCode};
 use svc_protocol::user::{User, UserWithCredential};
+use svc_protocol::{ApiErrorBody, ErrorCode};
 
 use super::Global;
 use crate::client::{Session, http, normalize_server};
@@ -98,7 +98,9 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
             .and_then(|b| ErrorCode::parse(&b.error.code));
         match (status, err) {
             (StatusCode::BAD_REQUEST, Some(ErrorCode::AuthorizationPending)) => {}
-            (StatusCode::BAD_REQUEST, Some(ErrorCode::SlowDown)) => interval += Duration::from_secs(5),
+            (StatusCode::BAD_REQUEST, Some(ErrorCode::SlowDown)) => {
+                interval += Duration::from_secs(5)
+            }
             (StatusCode::BAD_REQUEST, Some(ErrorCode::AccessDenied)) => {
                 return Err(CommandError::user("the sign-in was denied in the browser"));
             }

@@ -2,9 +2,9 @@
 //! JSON pages or, upgraded, the person's activity socket.
 
 use std::collections::{HashMap, HashSet};
-use svc_protocol::ErrorCode;
 use std::sync::Arc;
 use std::time::Duration;
+use svc_protocol::ErrorCode;
 
 use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{FromRequestParts, State};

@@ -1,10 +1,10 @@
 //! Branches: the list with its facts, one branch, create, update, delete, own commits.
 
 use axum::extract::State;
-use svc_protocol::ErrorCode;
 use axum::http::{StatusCode, Uri};
 use serde::Deserialize;
 use svc_protocol::ApiErrorBody;
+use svc_protocol::ErrorCode;
 use svc_protocol::branch::{
     Branch, BranchCommits, BranchList, Checks, CreateBranch, Mergeable, UpdateBranch,
 };
@@ -138,7 +138,12 @@ pub struct ListQuery {
 }
 
 fn parse_cursor(cursor: &str) -> ApiResult<After> {
-    let bad = || ApiError::bad_request(ErrorCode::BadCursor, "this cursor was not made by this list");
+    let bad = || {
+        ApiError::bad_request(
+            ErrorCode::BadCursor,
+            "this cursor was not made by this list",
+        )
+    };
     let (at, name) = cursor.split_once(':').ok_or_else(bad)?;
     Ok(After {
         sort_at: at.parse().map_err(|_| bad())?,
@@ -500,7 +505,10 @@ pub async fn commits(
     let skip: usize = match q.cursor.as_deref() {
         None => 0,
         Some(c) => c.parse().map_err(|_| {
-            ApiError::bad_request(ErrorCode::BadCursor, "this cursor was not made by this list")
+            ApiError::bad_request(
+                ErrorCode::BadCursor,
+                "this cursor was not made by this list",
+            )
         })?,
     };
     let limit = page_limit(q.limit, COMMITS_DEFAULT, COMMITS_MAX)?.unsigned_abs() as usize;

@@ -1,12 +1,12 @@
 //! Reading code: trees, files, history, last commits and commits, at any ref.
 
 use axum::extract::State;
-use svc_protocol::ErrorCode;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use gix::ObjectId;
 use serde::Deserialize;
 use svc_protocol::ApiErrorBody;
+use svc_protocol::ErrorCode;
 use svc_protocol::code::{Commit, HistoryPage, LastCommits, TreePage};
 
 use super::branches::branch_not_found;
@@ -30,9 +30,10 @@ impl From<read::Error> for ApiError {
     fn from(e: read::Error) -> Self {
         match e {
             read::Error::NotFound(what) => ApiError::not_found(&what),
-            read::Error::BadCursor => {
-                ApiError::bad_request(ErrorCode::BadCursor, "this cursor was not made by this list")
-            }
+            read::Error::BadCursor => ApiError::bad_request(
+                ErrorCode::BadCursor,
+                "this cursor was not made by this list",
+            ),
             read::Error::Git(why) => ApiError::internal(why),
         }
     }

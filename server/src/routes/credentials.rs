@@ -1,9 +1,9 @@
 //! The caller's credentials: list (never a token), create, revoke.
 
 use axum::extract::State;
-use svc_protocol::ErrorCode;
 use axum::http::StatusCode;
 use svc_protocol::ApiErrorBody;
+use svc_protocol::ErrorCode;
 use svc_protocol::user::{
     CreateCredential, Credential, CredentialKind, CredentialList, NewCredential,
 };

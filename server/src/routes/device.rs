@@ -2,9 +2,9 @@
 //! browser, and the machine's poll answers the user and one new machine credential.
 
 use axum::body::Bytes;
-use svc_protocol::ErrorCode;
 use axum::extract::State;
 use svc_protocol::ApiErrorBody;
+use svc_protocol::ErrorCode;
 use svc_protocol::login::{
     DeviceApprove, DeviceCode, DeviceDecision, DeviceStart, DeviceTokenRequest,
 };
@@ -122,10 +122,7 @@ pub async fn poll(
                 )
             })
         }
-        "denied" => Err(poll_refusal(
-            ErrorCode::AccessDenied,
-            "the code was denied",
-        )),
+        "denied" => Err(poll_refusal(ErrorCode::AccessDenied, "the code was denied")),
         "approved" if device::mark_issued(tx.h(), &hash).await? => {
             let user_id = row
                 .user_id
@@ -170,7 +167,10 @@ pub async fn approve(
     Json(body): Json<DeviceApprove>,
 ) -> ApiResult<Json<DeviceDecision>> {
     let user_code = token::normalize_user_code(&body.user_code).ok_or_else(|| {
-        ApiError::bad_request(ErrorCode::BadRequest, "a code is eight letters, like BCDF-GHJK")
+        ApiError::bad_request(
+            ErrorCode::BadRequest,
+            "a code is eight letters, like BCDF-GHJK",
+        )
     })?;
     let now = now_ms();
     let mut tx = state.store.begin().await?;

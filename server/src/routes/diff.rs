@@ -5,10 +5,10 @@
 //! `ETag` of the two shas, while one being computed carries `Cache-Control: no-store`.
 
 use std::collections::{HashMap, VecDeque};
-use svc_protocol::ErrorCode;
 use std::ops::ControlFlow;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
+use svc_protocol::ErrorCode;
 
 use axum::body::{Body, Bytes};
 use axum::extract::State;

@@ -1,11 +1,11 @@
 //! The monorepo event stream: JSON pages, or a WebSocket on the same path.
 
 use axum::extract::State;
-use svc_protocol::ErrorCode;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use svc_protocol::ApiErrorBody;
+use svc_protocol::ErrorCode;
 use svc_protocol::event::{Event, Op};
 
 use crate::app::AppState;
@@ -83,8 +83,8 @@ pub async fn pull(
             "the event stream is switched off on this server; use heads and the lists",
         ));
     }
-    let topics =
-        Topics::parse(q.topics.as_deref()).map_err(|m| ApiError::bad_request(ErrorCode::BadRequest, m))?;
+    let topics = Topics::parse(q.topics.as_deref())
+        .map_err(|m| ApiError::bad_request(ErrorCode::BadRequest, m))?;
     if let Some(ws) = upgrade {
         let params = socket::Params {
             since: q.since,

@@ -1,10 +1,10 @@
 //! Members and invites of a monorepo.
 
 use axum::extract::State;
-use svc_protocol::ErrorCode;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use svc_protocol::ApiErrorBody;
+use svc_protocol::ErrorCode;
 use svc_protocol::monorepo::{
     CreateInvite, Invite, InviteAnswer, InviteList, MemberList, PutMember, Role,
 };

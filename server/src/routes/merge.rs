@@ -7,10 +7,10 @@
 //! decides and the loser merges again onto the new main.
 
 use axum::extract::State;
-use svc_protocol::ErrorCode;
 use axum::http::StatusCode;
 use serde::Deserialize;
 use svc_protocol::ApiErrorBody;
+use svc_protocol::ErrorCode;
 use svc_protocol::branch::{ChecksState, MergeResult};
 
 use super::branches::{BranchPath, checks_of, live_branch};
@@ -40,9 +40,10 @@ impl From<merge::Error> for ApiError {
                 ErrorCode::Unrelated,
                 "the branch shares no history with main, so it cannot be merged",
             ),
-            merge::Error::RefMoved(name) => {
-                ApiError::conflict(ErrorCode::RefMoved, format!("{name} moved meanwhile; try again"))
-            }
+            merge::Error::RefMoved(name) => ApiError::conflict(
+                ErrorCode::RefMoved,
+                format!("{name} moved meanwhile; try again"),
+            ),
             merge::Error::RefExists(name) => {
                 ApiError::conflict(ErrorCode::BranchExists, format!("{name} already exists"))
             }

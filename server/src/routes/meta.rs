@@ -3,13 +3,13 @@
 //! commit to the meta repo's main by compare-and-swap against a base version.
 
 use axum::body::Body;
-use svc_protocol::ErrorCode;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, header};
 use futures_util::StreamExt;
 use serde_json::json;
 use sha2::{Digest, Sha256};
 use svc_protocol::ApiErrorBody;
+use svc_protocol::ErrorCode;
 use svc_protocol::meta::{
     BlobQuery, MetaFiles, MetaHistory, MetaHistoryEntry, MetaSavedRow, MissingBlobs, SaveRequest,
     SaveResult, StoredBlob,

@@ -1,10 +1,10 @@
 //! Monorepos: create, list, get, rename/transfer, delete.
 
 use axum::extract::State;
-use svc_protocol::ErrorCode;
 use axum::http::StatusCode;
 use serde::Deserialize;
 use svc_protocol::ApiErrorBody;
+use svc_protocol::ErrorCode;
 use svc_protocol::monorepo::{
     CreateMonorepo, Monorepo, MonorepoChanged, MonorepoKind, MonorepoList, RenameMonorepo, Role,
 };
@@ -116,7 +116,10 @@ fn acts_for_namespace(caller: &Caller, owner: &str) -> bool {
 }
 
 fn exists(row: &MonorepoRow) -> ApiError {
-    ApiError::conflict(ErrorCode::MonorepoExists, format!("{} exists already", row.label()))
+    ApiError::conflict(
+        ErrorCode::MonorepoExists,
+        format!("{} exists already", row.label()),
+    )
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]

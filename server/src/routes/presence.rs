@@ -1,10 +1,10 @@
 //! Machines and reported worktrees of a monorepo.
 
 use axum::extract::State;
-use svc_protocol::ErrorCode;
 use axum::http::StatusCode;
 use serde::Deserialize;
 use svc_protocol::ApiErrorBody;
+use svc_protocol::ErrorCode;
 use svc_protocol::presence::{MachineList, PutWorktree, Worktree, WorktreeList};
 
 use crate::app::AppState;

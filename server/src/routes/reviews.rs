@@ -1,10 +1,10 @@
 //! Reviews: comments, approvals and change requests on a branch; never a gate.
 
 use axum::extract::State;
-use svc_protocol::ErrorCode;
 use axum::http::StatusCode;
 use serde::Deserialize;
 use svc_protocol::ApiErrorBody;
+use svc_protocol::ErrorCode;
 use svc_protocol::branch::{CreateReview, Review, ReviewList, ReviewState};
 
 use super::branches::{BranchPath, live_branch};
@@ -58,7 +58,10 @@ pub async fn list(
     let after: i64 = match q.cursor.as_deref() {
         None => 0,
         Some(c) => c.parse().map_err(|_| {
-            ApiError::bad_request(ErrorCode::BadCursor, "this cursor was not made by this list")
+            ApiError::bad_request(
+                ErrorCode::BadCursor,
+                "this cursor was not made by this list",
+            )
         })?,
     };
     let limit = page_limit(q.limit, PAGE_DEFAULT, PAGE_MAX)?;

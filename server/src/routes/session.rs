@@ -2,11 +2,11 @@
 //! password) and sign-out. Both end in the session cookie.
 
 use axum::extract::State;
-use svc_protocol::ErrorCode;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use serde::Deserialize;
 use svc_protocol::ApiErrorBody;
+use svc_protocol::ErrorCode;
 use svc_protocol::login::{LoggedOut, PasswordLogin};
 use svc_protocol::user::{CredentialKind, User};
 
@@ -150,7 +150,13 @@ pub async fn callback(
             &pending.nonce,
         )
         .await
-        .map_err(|e| ApiError::new(StatusCode::BAD_GATEWAY, ErrorCode::ProviderError, e.to_string()))?;
+        .map_err(|e| {
+            ApiError::new(
+                StatusCode::BAD_GATEWAY,
+                ErrorCode::ProviderError,
+                e.to_string(),
+            )
+        })?;
     let mut tx = state.store.begin().await?;
     let user = user_for_claims(&mut tx, &claims).await?;
     let session =

@@ -1,9 +1,9 @@
 //! Commit statuses and the Checks object of a commit.
 
 use axum::extract::State;
-use svc_protocol::ErrorCode;
 use axum::http::StatusCode;
 use svc_protocol::ApiErrorBody;
+use svc_protocol::ErrorCode;
 use svc_protocol::branch::{Checks, PostStatus, Status};
 
 use super::branches::checks_of;

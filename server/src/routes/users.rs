@@ -1,11 +1,11 @@
 //! Users: self-hosted bootstrap and the caller's own profile.
 
 use axum::extract::State;
-use svc_protocol::ErrorCode;
 use axum::http::{HeaderMap, StatusCode};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 use svc_protocol::ApiErrorBody;
+use svc_protocol::ErrorCode;
 use svc_protocol::user::{CreateUser, CredentialKind, UpdateUser, User, UserWithCredential};
 
 use crate::accounts::{self, NewUser};
