@@ -24,7 +24,7 @@ use crate::store::{self, Store, events, monorepos};
 
 /// Live messages one monorepo's channel holds for slow sockets before they are dropped.
 const CHANNEL_CAPACITY: usize = 1024;
-/// How often access of open sockets is re-read (the spec allows 15 s).
+/// How often access of open sockets is re-read (a socket must close within 15 s).
 const ACCESS_EVERY: Duration = Duration::from_secs(5);
 /// Events read per query while dispatching.
 const DISPATCH_BATCH: i64 = 500;

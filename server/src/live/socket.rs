@@ -1,5 +1,5 @@
 //! One monorepo event socket: catch-up, `caught_up`, live events by topic, presence
-//! hellos, `ping`, and the close codes of the spec.
+//! hellos, `ping`, and the close codes of [`svc_protocol::event::close`].
 
 use std::time::Duration;
 

@@ -3,7 +3,7 @@
 /// At most this many topics in one `topics` list.
 pub const MAX_TOPICS: usize = 10;
 
-/// One topic of the spec's table.
+/// One topic a `topics` list may name (see [`unknown`] for the list).
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Topic {
     All,
@@ -127,7 +127,7 @@ mod tests {
     }
 
     #[test]
-    fn parses_and_matches_the_spec_table() {
+    fn parses_and_matches_each_topic() {
         let t = Topics::parse(Some("main:api")).expect("parse");
         assert!(t.matches(meta("default_head.updated", "default_heads", Some("api"))));
         assert!(!t.matches(meta("default_head.updated", "default_heads", Some("web"))));

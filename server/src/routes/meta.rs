@@ -1,4 +1,4 @@
-//! The meta layer's routes (outside the specification; routes.md, "Meta layer"): the
+//! The meta layer's routes (beyond the specification; see the OpenAPI document): the
 //! live `.svc/` files with their SHA-256, content-addressed uploads, and saves that
 //! commit to the meta repo's main by compare-and-swap against a base version.
 

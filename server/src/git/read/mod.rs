@@ -92,7 +92,7 @@ impl Budget {
         commits: 2_000,
         time: Some(Duration::from_millis(100)),
     };
-    /// One `getLastCommits` request before it answers `complete: false` (the spec's
+    /// One `getLastCommits` request before it answers `complete: false` (the specification's
     /// "about 40 storage reads"); a background task can then go on with
     /// [`Budget::UNLIMITED`].
     pub const LAST_COMMITS: Budget = Budget {
