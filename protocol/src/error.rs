@@ -13,8 +13,8 @@ pub struct ApiErrorBody {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ErrorBody {
-    /// One of [`crate::ErrorCode`]; a string on the wire so that older clients read codes
-    /// added later.
+    /// The error's code (the `ErrorCode` schema lists them); a string on the wire so that
+    /// older clients read codes added later.
     #[cfg_attr(feature = "openapi", schema(value_type = crate::ErrorCode))]
     pub code: String,
     pub message: String,

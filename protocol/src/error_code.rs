@@ -11,8 +11,11 @@ macro_rules! error_codes {
         /// An error answer's machine-readable `code`.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
         #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+        // `rename_all`, not a `rename` per variant: the schema derive does not read renames
+        // made inside a macro. The tests check that each travels as `as_str`.
+        #[serde(rename_all = "snake_case")]
         pub enum ErrorCode {
-            $($(#[doc = $doc])* #[serde(rename = $code)] $variant,)*
+            $($(#[doc = $doc])* $variant,)*
         }
 
         impl ErrorCode {
