@@ -8,7 +8,7 @@ mod credentials;
 mod device;
 mod diff;
 mod doc;
-pub mod events;
+mod events;
 mod health;
 mod members;
 mod merge;
@@ -18,7 +18,7 @@ mod needs;
 mod presence;
 mod repos;
 mod reviews;
-pub(crate) mod session;
+mod session;
 mod statuses;
 mod users;
 
@@ -29,9 +29,7 @@ use utoipa::{Modify, OpenApi};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::app::AppState;
-pub use branches::encode_branch_slashes;
-pub use diff::StreamCache as DiffStreams;
+use crate::state::AppState;
 
 #[derive(OpenApi)]
 #[openapi(
