@@ -77,9 +77,12 @@ impl MakeRequestId for RequestIds {
     }
 }
 
+/// The router with [`before_routing`]'s rewrite in front: what the server serves.
+pub type App = MapRequest<Router, fn(Request<Body>) -> Request<Body>>;
+
 /// The router behind the one layer that must run before routing: branch names with raw
 /// slashes are encoded, so the router sees one path segment either way.
-pub fn before_routing(router: Router) -> MapRequest<Router, fn(Request<Body>) -> Request<Body>> {
+pub fn before_routing(router: Router) -> App {
     MapRequestLayer::new(branch_slashes as fn(Request<Body>) -> Request<Body>).layer(router)
 }
 
