@@ -7,8 +7,8 @@ use subtle::ConstantTimeEq;
 use svc_protocol::ErrorCode;
 use svc_protocol::user::CredentialKind;
 
-use crate::app::AppState;
 use crate::error::{ApiError, ApiResult};
+use crate::state::AppState;
 use crate::store::credentials::TokenMatch;
 use crate::store::{self, credentials, now_ms};
 use crate::token;

@@ -13,10 +13,12 @@ use std::sync::{Arc, Mutex};
 use serde::Deserialize;
 use svc_protocol::branch::{Checks, ChecksState, Status, StatusState};
 
+use crate::authz::Access;
 use crate::git::read::{self, Repo};
 use crate::git::storage;
+use crate::state::AppState;
 use crate::store::repos::RepoRow;
-use crate::store::statuses::StatusRow;
+use crate::store::statuses::{self, StatusRow};
 use crate::store::{self, H, repos, time_of};
 
 /// Where the configuration lives in the repo that holds it.
@@ -208,6 +210,34 @@ pub fn checks(sha: Option<&str>, required: &Required, statuses: &[StatusRow]) ->
         statuses,
         build_state,
     }
+}
+
+/// The Checks object of each of `shas` in `repo`, judged by the required checks of the
+/// monorepo `access` names.
+pub async fn checks_of(
+    mut h: H<'_>,
+    state: &AppState,
+    access: &Access,
+    repo: &RepoRow,
+    shas: &[String],
+) -> Result<Vec<Checks>, store::Error> {
+    let plain = access.monorepo.kind == "repo";
+    let required = required(
+        h.reborrow(),
+        &state.checks_config,
+        &state.config.data_dir,
+        repo,
+        plain,
+    )
+    .await?;
+    let all = statuses::of(h, &repo.id, shas).await?;
+    Ok(shas
+        .iter()
+        .map(|sha| {
+            let mine: Vec<_> = all.iter().filter(|s| &s.sha == sha).cloned().collect();
+            checks(Some(sha), &required, &mine)
+        })
+        .collect())
 }
 
 /// The gate over the contexts that count (None: not reported): a failure or error wins,

@@ -1,10 +1,13 @@
 //! API errors: every failure answers `{"error": {"code", "message"}}` with its status.
+//! Every conversion into [`ApiError`] lives here, so `?` works alike in all handlers.
 
 use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use svc_protocol::branch::Checks;
 use svc_protocol::{ApiErrorBody, ErrorBody, ErrorCode};
+
+use crate::git::{diff, merge, read};
 
 #[derive(Debug)]
 pub struct ApiError {
@@ -129,5 +132,66 @@ impl From<QueryRejection> for ApiError {
 impl From<PathRejection> for ApiError {
     fn from(r: PathRejection) -> Self {
         Self::bad_request(ErrorCode::BadRequest, r.body_text())
+    }
+}
+
+impl From<read::Error> for ApiError {
+    fn from(e: read::Error) -> Self {
+        match e {
+            read::Error::NotFound(what) => ApiError::not_found(&what),
+            read::Error::BadCursor => ApiError::bad_request(
+                ErrorCode::BadCursor,
+                "this cursor was not made by this list",
+            ),
+            read::Error::Git(why) => ApiError::internal(why),
+        }
+    }
+}
+
+impl From<diff::Error> for ApiError {
+    fn from(e: diff::Error) -> Self {
+        match e {
+            diff::Error::NotFound(what) => ApiError::not_found(&what),
+            diff::Error::Git(why) => ApiError::internal(why),
+        }
+    }
+}
+
+impl From<merge::Error> for ApiError {
+    fn from(e: merge::Error) -> Self {
+        match e {
+            merge::Error::NotFound(what) => ApiError::not_found(&what),
+            merge::Error::Conflicts(paths) => ApiError::conflict(
+                ErrorCode::Conflicts,
+                format!("conflicts with main in: {}", paths.join(", ")),
+            )
+            .with_paths(paths),
+            merge::Error::Unrelated { .. } => ApiError::conflict(
+                ErrorCode::Unrelated,
+                "the branch shares no history with main, so it cannot be merged",
+            ),
+            merge::Error::RefMoved(name) => ApiError::conflict(
+                ErrorCode::RefMoved,
+                format!("{name} moved meanwhile; try again"),
+            ),
+            merge::Error::RefExists(name) => {
+                ApiError::conflict(ErrorCode::BranchExists, format!("{name} already exists"))
+            }
+            merge::Error::RefClash { name, existing } => {
+                let short = |n: &str| n.strip_prefix("refs/heads/").unwrap_or(n).to_owned();
+                let (name, existing) = (short(&name), short(&existing));
+                ApiError::conflict(
+                    ErrorCode::BranchExists,
+                    format!(
+                        "{name} clashes with the existing branch {existing} (git cannot hold both): pick another name or delete {existing}"
+                    ),
+                )
+            }
+            merge::Error::BadRefName(name) => ApiError::bad_request(
+                ErrorCode::BadBranchName,
+                format!("{name:?} is not a valid git branch name"),
+            ),
+            merge::Error::Git(why) => ApiError::internal(why),
+        }
     }
 }

@@ -11,8 +11,8 @@ use svc_protocol::feed::{ActivityServerFrame, FeedDetails, FeedEvent};
 use svc_protocol::needs::{FeedSummary, NeedRow};
 use tokio::sync::{broadcast, watch};
 
-use crate::app::AppState;
 use crate::needs;
+use crate::state::AppState;
 use crate::store::feed::{self, FeedRow};
 use crate::store::{self, Store, now_ms, time_of};
 

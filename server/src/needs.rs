@@ -12,9 +12,9 @@ use serde_json::Value;
 use svc_protocol::branch::ChecksState;
 use svc_protocol::needs::{MonorepoSummary, NeedChange, NeedRow, NeedState, NeedsList};
 
-use crate::app::AppState;
 use crate::checks::{self, Required};
 use crate::facts;
+use crate::state::AppState;
 use crate::store::branches::{self, BranchRow};
 use crate::store::monorepos::{self, MonorepoRow};
 use crate::store::statuses::{self, StatusRow};

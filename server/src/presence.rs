@@ -16,7 +16,7 @@ use svc_protocol::presence::{
     Worktree, valid_worktree_id,
 };
 
-use crate::app::AppState;
+use crate::state::AppState;
 use crate::store::presence::{self as rows, ConnectionRow, MachineRow, WorktreeRow};
 use crate::store::{self, H, Store, events, now_ms, time_of};
 

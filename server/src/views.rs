@@ -1,8 +1,10 @@
 //! Stored rows into their REST shapes.
 
+use svc_protocol::event::{Event, Op};
 use svc_protocol::monorepo::{Member, Monorepo, MonorepoKind, Repo, Role};
 
 use crate::config::Config;
+use crate::store::events::EventRow;
 use crate::store::monorepos::{MemberRow, MonorepoRow};
 use crate::store::repos::RepoRow;
 use crate::store::time_of;
@@ -59,4 +61,32 @@ pub fn member(row: &MemberRow) -> Member {
         added_at: time_of(row.added_at),
         added_by: row.added_by.clone(),
     }
+}
+
+/// A stored event in its wire shape.
+pub fn event(label: &str, monorepo_id: &str, row: EventRow) -> serde_json::Result<Event> {
+    let mut body: serde_json::Value = serde_json::from_str(&row.body)?;
+    let row_value = body["row"].take();
+    let text = |k: &str| body[k].as_str().map(str::to_owned);
+    Ok(Event {
+        seq: row.seq,
+        kind: row.kind,
+        monorepo: label.to_owned(),
+        monorepo_id: monorepo_id.to_owned(),
+        repo: row.repo,
+        collection: row.collection,
+        key: row.key,
+        op: if row.op == "delete" {
+            Op::Delete
+        } else {
+            Op::Upsert
+        },
+        partial: body["partial"].as_bool().unwrap_or(false),
+        before: text("before"),
+        head: text("head"),
+        actor: text("actor"),
+        agent: text("agent"),
+        row: row_value,
+        at: time_of(row.at),
+    })
 }

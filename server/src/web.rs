@@ -7,11 +7,10 @@ use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::routing::get;
 use serde::Deserialize;
 
-use crate::app::AppState;
 use crate::auth;
 use crate::error::ApiResult;
 use crate::extract::Query;
-use crate::routes::session::safe_return_to;
+use crate::state::AppState;
 
 pub fn router() -> axum::Router<AppState> {
     axum::Router::new()
@@ -57,6 +56,22 @@ struct LoginQuery {
 async fn login_page(Query(q): Query<LoginQuery>) -> Response {
     let return_to = safe_return_to(q.return_to.as_deref());
     page(LOGIN_PAGE.replace("{return_to}", &escape(&return_to)))
+}
+
+/// Only a path on this host: `/x`, never `//host` or a backslash trick. Where a browser
+/// sign-in comes back to, both from the login page and from the provider.
+pub fn safe_return_to(path: Option<&str>) -> String {
+    match path {
+        Some(p)
+            if p.starts_with('/')
+                && !p.starts_with("//")
+                && !p.contains('\\')
+                && !p.chars().any(char::is_control) =>
+        {
+            p.to_owned()
+        }
+        _ => "/".to_owned(),
+    }
 }
 
 fn page(body: String) -> Response {
@@ -120,3 +135,26 @@ form.addEventListener('submit', async (e) => {
   if (r.ok) { location.href = form.dataset.returnTo; } else { document.getElementById('msg').textContent = (await r.json()).error.message; }
 });
 </script>"#;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn return_to_stays_on_this_host() {
+        assert_eq!(
+            safe_return_to(Some("/login/device?x=1")),
+            "/login/device?x=1"
+        );
+        for bad in [
+            "//evil.example",
+            "https://evil.example",
+            "/\\evil",
+            "evil",
+            "",
+        ] {
+            assert_eq!(safe_return_to(Some(bad)), "/", "{bad}");
+        }
+        assert_eq!(safe_return_to(None), "/");
+    }
+}

@@ -381,7 +381,7 @@ pub fn branch_row(repo: &str, b: &branches::BranchRow) -> BranchRow {
 
 /// At start-up: records whatever git holds that the DB missed (a crash between a ref
 /// update and its recording, or a merge), then queues branch facts for every repo.
-pub async fn record_all(state: crate::app::AppState) {
+pub async fn record_all(state: crate::state::AppState) {
     let all = match state.store.read().await {
         Ok(mut conn) => repos::every(conn.h()).await,
         Err(e) => Err(e),

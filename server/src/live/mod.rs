@@ -292,7 +292,7 @@ pub fn render(label: &str, monorepo_id: &str, row: events::EventRow) -> anyhow::
         row.repo.clone(),
         row.key.clone(),
     );
-    let event = crate::routes::events::event(label, monorepo_id, row)?;
+    let event = crate::views::event(label, monorepo_id, row)?;
     let frame = serde_json::to_string(&svc_protocol::event::ServerFrame::Event(Box::new(event)))?;
     Ok(LiveEvent {
         seq,

@@ -12,11 +12,11 @@ use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 
 use super::Msg;
 use super::topics::Topics;
-use crate::app::AppState;
 use crate::auth::Caller;
 use crate::authz::Access;
 use crate::presence::{self, HelloError};
 use crate::socket_gate::Gate;
+use crate::state::AppState;
 use crate::store::events;
 use crate::store::feed as lines;
 

@@ -19,11 +19,11 @@ use svc_protocol::feed::{
 };
 use tokio::sync::broadcast::error::RecvError;
 
-use crate::app::AppState;
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Json, Query, page_limit};
 use crate::feed::{self, DisplayKey, HomeTick, Landed};
+use crate::state::AppState;
 use crate::store::feed::{self as lines, PersonMonorepo};
 use crate::store::{H, monorepos, ms_of, now_ms};
 

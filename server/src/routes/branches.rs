@@ -1,7 +1,7 @@
 //! Branches: the list with its facts, one branch, create, update, delete, own commits.
 
 use axum::extract::State;
-use axum::http::{StatusCode, Uri};
+use axum::http::StatusCode;
 use serde::Deserialize;
 use svc_protocol::ApiErrorBody;
 use svc_protocol::ErrorCode;
@@ -10,19 +10,17 @@ use svc_protocol::branch::{
 };
 
 use super::repos::resolve;
-use crate::app::AppState;
 use crate::auth::Caller;
 use crate::authz::{Access, Need};
-use crate::checks::{self, Required};
+use crate::checks::checks_of;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Agent, Json, Path, Query, page_limit};
-use crate::git::read::Repo;
 use crate::git::record::{self, Actor, Seed};
-use crate::git::storage;
 use crate::git::{branch_name, merge};
+use crate::state::AppState;
 use crate::store::branches::{self, After, BranchRow};
 use crate::store::repos::RepoRow;
-use crate::store::{H, now_ms, statuses, time_of};
+use crate::store::{H, now_ms, time_of};
 use crate::{facts, suggest};
 
 /// `{r}/branches/{branch}` path parameters.
@@ -38,36 +36,6 @@ const TITLE_MAX: usize = 256;
 const DESCRIPTION_MAX: usize = 65_536;
 const COMMITS_DEFAULT: i64 = 100;
 const COMMITS_MAX: i64 = 250;
-
-/// The required checks of `repo` in the monorepo `access` names.
-pub async fn required(
-    h: H<'_>,
-    state: &AppState,
-    access: &Access,
-    repo: &RepoRow,
-) -> ApiResult<Required> {
-    let plain = access.monorepo.kind == "repo";
-    Ok(checks::required(h, &state.checks_config, &state.config.data_dir, repo, plain).await?)
-}
-
-/// The Checks object of each of `shas`.
-pub async fn checks_of(
-    mut h: H<'_>,
-    state: &AppState,
-    access: &Access,
-    repo: &RepoRow,
-    shas: &[String],
-) -> ApiResult<Vec<Checks>> {
-    let required = required(h.reborrow(), state, access, repo).await?;
-    let all = statuses::of(h, &repo.id, shas).await?;
-    Ok(shas
-        .iter()
-        .map(|sha| {
-            let mine: Vec<_> = all.iter().filter(|s| &s.sha == sha).cloned().collect();
-            checks::checks(Some(sha), &required, &mine)
-        })
-        .collect())
-}
 
 /// The REST shape of stored rows, with their checks.
 pub async fn views(
@@ -347,17 +315,15 @@ pub async fn create(
         };
         (access, repo, from)
     };
-    let dir = storage::repo_dir(&state.config.data_dir, &repo.id);
     let target = from.clone();
-    let made = tokio::task::spawn_blocking(move || {
-        let git = Repo::open(&dir)?;
-        let id = git
-            .commit_exists(&target)?
-            .ok_or_else(|| merge::Error::NotFound("commit".into()))?;
-        git.create_ref(&full, id)
-    })
-    .await
-    .map_err(ApiError::internal)?;
+    let made = state
+        .git(&repo, move |git| {
+            let id = git
+                .commit_exists(&target)?
+                .ok_or_else(|| merge::Error::NotFound("commit".into()))?;
+            Ok::<_, merge::Error>(git.create_ref(&full, id))
+        })
+        .await?;
     match made {
         Ok(()) => {}
         Err(merge::Error::RefExists(_)) => {
@@ -458,19 +424,16 @@ pub async fn delete(
         live_branch(conn.h(), &repo, &branch).await?;
         repo
     };
-    let dir = storage::repo_dir(&state.config.data_dir, &repo.id);
     let full = format!("refs/heads/{branch}");
-    let gone = tokio::task::spawn_blocking(move || {
-        let git = Repo::open(&dir)?;
-        let heads = git.branch_heads()?;
-        let Some((_, head)) = heads.into_iter().find(|(n, _)| *n == branch) else {
-            return Ok(());
-        };
-        git.delete_ref(&full, head)
-    })
-    .await
-    .map_err(ApiError::internal)?;
-    gone?;
+    state
+        .git(&repo, move |git| {
+            let heads = git.branch_heads()?;
+            let Some((_, head)) = heads.into_iter().find(|(n, _)| *n == branch) else {
+                return Ok(());
+            };
+            git.delete_ref(&full, head)
+        })
+        .await?;
     let actor = Actor {
         login: Some(caller.login.clone()),
         agent,
@@ -518,79 +481,21 @@ pub async fn commits(
         let row = live_branch(conn.h(), &repo, &branch).await?;
         (repo, row)
     };
-    let dir = storage::repo_dir(&state.config.data_dir, &repo.id);
     let main = repo.default_head.clone();
-    let (items, more) = tokio::task::spawn_blocking(move || {
-        let git = Repo::open(&dir)?;
-        let head = git
-            .commit_exists(&row.head)?
-            .ok_or_else(|| merge::Error::NotFound("commit".into()))?;
-        let main = match main {
-            Some(m) => git.commit_exists(&m)?,
-            None => None,
-        };
-        git.own_commits(main, head, skip, limit)
-    })
-    .await
-    .map_err(ApiError::internal)??;
+    let (items, more) = state
+        .git(&repo, move |git| {
+            let head = git
+                .commit_exists(&row.head)?
+                .ok_or_else(|| merge::Error::NotFound("commit".into()))?;
+            let main = match main {
+                Some(m) => git.commit_exists(&m)?,
+                None => None,
+            };
+            git.own_commits(main, head, skip, limit)
+        })
+        .await?;
     Ok(Json(BranchCommits {
         next_cursor: more.then(|| (skip + items.len()).to_string()),
         items,
     }))
-}
-
-/// Rewrites raw slashes in a branch name to `%2F` (`.../branches/a/b/diff` →
-/// `.../branches/a%2Fb/diff`) before routing, so both spellings reach the same route. A
-/// last segment naming a sub-resource is taken as that sub-resource.
-pub fn encode_branch_slashes(uri: &Uri) -> Option<Uri> {
-    const SUB: [&str; 4] = ["commits", "diff", "merge", "reviews"];
-    let path = uri.path();
-    let rest = path.strip_prefix("/v1/monorepos/")?;
-    let parts: Vec<&str> = rest.splitn(6, '/').collect();
-    let [_, _, "repos", _, "branches", tail] = parts.as_slice() else {
-        return None;
-    };
-    let segments: Vec<&str> = tail.split('/').collect();
-    if segments.len() < 2 {
-        return None;
-    }
-    let (name, sub) = match segments.split_last() {
-        Some((last, init)) if SUB.contains(last) && init.len() > 1 => {
-            (init.join("%2F"), Some(*last))
-        }
-        Some((last, _)) if SUB.contains(last) => return None,
-        _ => (segments.join("%2F"), None),
-    };
-    let prefix = &path[..path.len() - tail.len()];
-    let mut new = format!("{prefix}{name}");
-    if let Some(sub) = sub {
-        new.push('/');
-        new.push_str(sub);
-    }
-    if let Some(q) = uri.query() {
-        new.push('?');
-        new.push_str(q);
-    }
-    new.parse().ok()
-}
-
-#[cfg(test)]
-mod tests {
-    #![allow(clippy::unwrap_used)]
-
-    use super::*;
-
-    #[test]
-    fn raw_slashes_become_encoded() {
-        let r = |s: &str| encode_branch_slashes(&s.parse().unwrap()).map(|u| u.to_string());
-        let base = "/v1/monorepos/o/m/repos/api/branches/";
-        assert_eq!(r(&format!("{base}a/b")), Some(format!("{base}a%2Fb")));
-        assert_eq!(
-            r(&format!("{base}a/b/c/diff?x=1")),
-            Some(format!("{base}a%2Fb%2Fc/diff?x=1"))
-        );
-        assert_eq!(r(&format!("{base}a/diff")), None);
-        assert_eq!(r(&format!("{base}a%2Fb")), None);
-        assert_eq!(r("/v1/monorepos/o/m/repos/api/tree"), None);
-    }
 }

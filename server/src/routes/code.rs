@@ -6,18 +6,16 @@ use axum::response::{IntoResponse, Response};
 use gix::ObjectId;
 use serde::Deserialize;
 use svc_protocol::ApiErrorBody;
-use svc_protocol::ErrorCode;
 use svc_protocol::code::{Commit, HistoryPage, LastCommits, TreePage};
 
 use super::branches::branch_not_found;
 use super::repos::resolve;
-use crate::app::AppState;
 use crate::auth::Caller;
 use crate::authz::Need;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Path, Query, page_limit};
 use crate::git::read::{self, Repo};
-use crate::git::storage;
+use crate::state::AppState;
 use crate::store::repos::RepoRow;
 use crate::store::{H, branches, merges};
 
@@ -25,19 +23,6 @@ use crate::store::{H, branches, merges};
 const TREE_PAGE: usize = 1000;
 const HISTORY_DEFAULT: i64 = 30;
 const HISTORY_MAX: i64 = 100;
-
-impl From<read::Error> for ApiError {
-    fn from(e: read::Error) -> Self {
-        match e {
-            read::Error::NotFound(what) => ApiError::not_found(&what),
-            read::Error::BadCursor => ApiError::bad_request(
-                ErrorCode::BadCursor,
-                "this cursor was not made by this list",
-            ),
-            read::Error::Git(why) => ApiError::internal(why),
-        }
-    }
-}
 
 /// `{r}` path parameters.
 type RepoPath = Path<(String, String, String)>;
@@ -95,17 +80,15 @@ async fn with_repo<T: Send + 'static>(
         let sha = commit_of(conn.h(), &row, git_ref).await?;
         (row, sha)
     };
-    let dir = storage::repo_dir(&state.config.data_dir, &row.id);
-    tokio::task::spawn_blocking(move || {
-        let repo = Repo::open(&dir)?;
-        let commit = repo
-            .commit_exists(&sha)?
-            .ok_or_else(|| read::Error::NotFound("commit".into()))?;
-        read(&repo, commit, &row)
-    })
-    .await
-    .map_err(ApiError::internal)?
-    .map_err(ApiError::from)
+    let dir_of = row.clone();
+    state
+        .git(&dir_of, move |repo| {
+            let commit = repo
+                .commit_exists(&sha)?
+                .ok_or_else(|| read::Error::NotFound("commit".into()))?;
+            read(&repo, commit, &row)
+        })
+        .await
 }
 
 /// A folder at a ref: folders first, then by name; 1,000 entries a page.

@@ -9,10 +9,10 @@ use svc_protocol::user::{
 };
 
 use crate::accounts;
-use crate::app::AppState;
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Json, Path};
+use crate::state::AppState;
 use crate::store::{credentials, now_ms, time_of};
 
 /// Longest lifetime a credential may be given: ten years.

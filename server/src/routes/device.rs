@@ -11,10 +11,10 @@ use svc_protocol::login::{
 use svc_protocol::user::{CredentialKind, UserWithCredential};
 
 use crate::accounts;
-use crate::app::AppState;
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Json, json_object};
+use crate::state::AppState;
 use crate::store::{device, now_ms, users};
 use crate::token;
 

@@ -4,9 +4,7 @@
 //! they are diffed (gathered up to 64 KiB or 5 ms, then sent); a finished stream is kept by (main, head) and replayed with an
 //! `ETag` of the two shas, while one being computed carries `Cache-Control: no-store`.
 
-use std::collections::{HashMap, VecDeque};
 use std::ops::ControlFlow;
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use svc_protocol::ErrorCode;
 
@@ -21,17 +19,16 @@ use tokio::sync::mpsc;
 
 use super::branches::{BranchPath, live_branch};
 use super::repos::resolve;
-use crate::app::AppState;
 use crate::auth::Caller;
 use crate::authz::Need;
+use crate::cache::DiffKey;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::Query;
 use crate::git::diff::{self, Options};
 use crate::git::read::Repo;
 use crate::git::storage;
+use crate::state::AppState;
 
-/// Bytes of finished streams kept for replay, in all.
-const CACHE_BYTES: usize = 256 * 1024 * 1024;
 /// Batches computed ahead of a slow reader.
 const STREAM_AHEAD: usize = 64;
 /// Bytes of lines gathered before they are sent...
@@ -40,42 +37,6 @@ const SEND_BYTES: usize = 64 * 1024;
 const SEND_WAIT: Duration = Duration::from_millis(5);
 /// The default `max_bytes` of the plain form.
 const DEFAULT_MAX_BYTES: usize = 1024 * 1024;
-
-impl From<diff::Error> for ApiError {
-    fn from(e: diff::Error) -> Self {
-        match e {
-            diff::Error::NotFound(what) => ApiError::not_found(&what),
-            diff::Error::Git(why) => ApiError::internal(why),
-        }
-    }
-}
-
-/// Finished streams by (repo, main, head), oldest dropped first past [`CACHE_BYTES`].
-#[derive(Default)]
-pub struct StreamCache(Mutex<(HashMap<Key, Bytes>, VecDeque<Key>, usize)>);
-
-type Key = (String, String, String);
-
-impl StreamCache {
-    fn get(&self, key: &Key) -> Option<Bytes> {
-        self.0.lock().ok()?.0.get(key).cloned()
-    }
-
-    fn put(&self, key: Key, bytes: Bytes) {
-        let Ok(mut guard) = self.0.lock() else { return };
-        let (map, order, size) = &mut *guard;
-        *size += bytes.len();
-        if map.insert(key.clone(), bytes).is_none() {
-            order.push_back(key);
-        }
-        while *size > CACHE_BYTES {
-            let Some(old) = order.pop_front() else { break };
-            if let Some(b) = map.remove(&old) {
-                *size -= b.len();
-            }
-        }
-    }
-}
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 pub struct DiffQuery {
@@ -128,7 +89,6 @@ pub async fn diff(
         .get(header::IF_NONE_MATCH)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.split(',').any(|t| t.trim() == etag));
-    let dir = storage::repo_dir(&state.config.data_dir, &repo.id);
     let ends = move |git: &Repo| -> Result<_, diff::Error> {
         let id = |sha: &str| {
             git.commit_exists(sha)
@@ -146,6 +106,7 @@ pub async fn diff(
             }
             return Ok(ndjson(Body::from(bytes), Some(&etag)));
         }
+        let dir = storage::repo_dir(&state.config.data_dir, &repo.id);
         return stream(state, key, dir, ends).await;
     }
     if patches && matches {
@@ -170,13 +131,12 @@ pub async fn diff(
             ..Options::patches()
         }
     };
-    let whole = tokio::task::spawn_blocking(move || {
-        let git = Repo::open(&dir).map_err(|e| diff::Error::Git(e.to_string()))?;
-        let (main, head) = ends(&git)?;
-        diff::branch_diff(&git, main, head, options)
-    })
-    .await
-    .map_err(ApiError::internal)??;
+    let whole = state
+        .git(&repo, move |git| {
+            let (main, head) = ends(&git)?;
+            diff::branch_diff(&git, main, head, options)
+        })
+        .await?;
     if !patches && q.format.as_deref() == Some("patch") {
         let text = unified(&whole);
         return Ok(([(header::CONTENT_TYPE, "text/x-diff; charset=utf-8")], text).into_response());
@@ -223,7 +183,7 @@ fn line(l: &BranchDiffLine) -> Bytes {
 /// Streams a diff being computed, keeping the whole answer for replay once it ends.
 async fn stream(
     state: AppState,
-    key: Key,
+    key: DiffKey,
     dir: std::path::PathBuf,
     ends: impl FnOnce(&Repo) -> Result<(gix::ObjectId, gix::ObjectId), diff::Error> + Send + 'static,
 ) -> ApiResult<Response> {

@@ -6,17 +6,17 @@ use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use svc_protocol::ApiErrorBody;
 use svc_protocol::ErrorCode;
-use svc_protocol::event::{Event, Op};
+use svc_protocol::event::Event;
 
-use crate::app::AppState;
 use crate::auth::Caller;
 use crate::authz::{self, Need};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Json, Path, Query, Upgrade, page_limit};
 use crate::live::socket;
 use crate::live::topics::Topics;
+use crate::state::AppState;
 use crate::store::events::{self, EventRow, Window};
-use crate::store::time_of;
+use crate::views::event;
 
 /// Most events one page answers.
 pub const MAX_LIMIT: i64 = 500;
@@ -191,32 +191,4 @@ pub async fn pull(
         next_before: (oldest > 1).then_some(oldest),
     })
     .into_response())
-}
-
-/// A stored event in its wire shape.
-pub fn event(label: &str, monorepo_id: &str, row: EventRow) -> serde_json::Result<Event> {
-    let mut body: serde_json::Value = serde_json::from_str(&row.body)?;
-    let row_value = body["row"].take();
-    let text = |k: &str| body[k].as_str().map(str::to_owned);
-    Ok(Event {
-        seq: row.seq,
-        kind: row.kind,
-        monorepo: label.to_owned(),
-        monorepo_id: monorepo_id.to_owned(),
-        repo: row.repo,
-        collection: row.collection,
-        key: row.key,
-        op: if row.op == "delete" {
-            Op::Delete
-        } else {
-            Op::Upsert
-        },
-        partial: body["partial"].as_bool().unwrap_or(false),
-        before: text("before"),
-        head: text("head"),
-        actor: text("actor"),
-        agent: text("agent"),
-        row: row_value,
-        at: time_of(row.at),
-    })
 }

@@ -9,11 +9,11 @@ use svc_protocol::monorepo::{
     CreateInvite, Invite, InviteAnswer, InviteList, MemberList, PutMember, Role,
 };
 
-use crate::app::AppState;
 use crate::auth::Caller;
 use crate::authz::{self, Need};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Json, Path};
+use crate::state::AppState;
 use crate::store::monorepos::{self, InviteRow};
 use crate::store::{H, now_ms, time_of, users};
 use crate::views;

@@ -13,58 +13,18 @@ use svc_protocol::ApiErrorBody;
 use svc_protocol::ErrorCode;
 use svc_protocol::branch::{ChecksState, MergeResult};
 
-use super::branches::{BranchPath, checks_of, live_branch};
+use super::branches::{BranchPath, live_branch};
 use super::repos::resolve;
-use crate::app::AppState;
 use crate::auth::Caller;
 use crate::authz::Need;
+use crate::checks::checks_of;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Agent, Json, Path, Query};
 use crate::git::merge::{self, Person};
-use crate::git::read::Repo;
 use crate::git::record::{self, Actor};
-use crate::git::storage;
+use crate::state::AppState;
 use crate::store::merges::{self, MergeRow};
 use crate::store::{now_ms, time_of, users};
-
-impl From<merge::Error> for ApiError {
-    fn from(e: merge::Error) -> Self {
-        match e {
-            merge::Error::NotFound(what) => ApiError::not_found(&what),
-            merge::Error::Conflicts(paths) => ApiError::conflict(
-                ErrorCode::Conflicts,
-                format!("conflicts with main in: {}", paths.join(", ")),
-            )
-            .with_paths(paths),
-            merge::Error::Unrelated { .. } => ApiError::conflict(
-                ErrorCode::Unrelated,
-                "the branch shares no history with main, so it cannot be merged",
-            ),
-            merge::Error::RefMoved(name) => ApiError::conflict(
-                ErrorCode::RefMoved,
-                format!("{name} moved meanwhile; try again"),
-            ),
-            merge::Error::RefExists(name) => {
-                ApiError::conflict(ErrorCode::BranchExists, format!("{name} already exists"))
-            }
-            merge::Error::RefClash { name, existing } => {
-                let short = |n: &str| n.strip_prefix("refs/heads/").unwrap_or(n).to_owned();
-                let (name, existing) = (short(&name), short(&existing));
-                ApiError::conflict(
-                    ErrorCode::BranchExists,
-                    format!(
-                        "{name} clashes with the existing branch {existing} (git cannot hold both): pick another name or delete {existing}"
-                    ),
-                )
-            }
-            merge::Error::BadRefName(name) => ApiError::bad_request(
-                ErrorCode::BadBranchName,
-                format!("{name:?} is not a valid git branch name"),
-            ),
-            merge::Error::Git(why) => ApiError::internal(why),
-        }
-    }
-}
 
 /// Times a merge is redone when main moved under it (another process merged).
 const ATTEMPTS: usize = 5;
@@ -179,22 +139,20 @@ pub async fn merge(
         );
         let author = Person::author(&user);
         let committer = Person::service(&state.config);
-        let dir = storage::repo_dir(&state.config.data_dir, &repo.id);
         let head = row.head.clone();
         let made = {
-            let (dir, main) = (dir.clone(), main.clone());
-            tokio::task::spawn_blocking(move || {
-                let git = Repo::open(&dir)?;
-                let main = git
-                    .commit_exists(&main)?
-                    .ok_or_else(|| merge::Error::NotFound("main".into()))?;
-                let head = git
-                    .commit_exists(&head)?
-                    .ok_or_else(|| merge::Error::NotFound("head".into()))?;
-                git.merge(main, head, &author, &committer, &message)
-            })
-            .await
-            .map_err(ApiError::internal)?
+            let main = main.clone();
+            state
+                .git(&repo, move |git| {
+                    let main = git
+                        .commit_exists(&main)?
+                        .ok_or_else(|| merge::Error::NotFound("main".into()))?;
+                    let head = git
+                        .commit_exists(&head)?
+                        .ok_or_else(|| merge::Error::NotFound("head".into()))?;
+                    Ok::<_, merge::Error>(git.merge(main, head, &author, &committer, &message))
+                })
+                .await?
         };
         let sha = match made {
             Ok(sha) => sha,
@@ -226,15 +184,14 @@ pub async fn merge(
             tx.commit().await?;
         }
         let main_ref = format!("refs/heads/{}", repo.default_branch);
-        let moved = tokio::task::spawn_blocking(move || {
-            let git = Repo::open(&dir)?;
-            let old = git
-                .commit_exists(&main)?
-                .ok_or_else(|| merge::Error::NotFound("main".into()))?;
-            git.update_ref(&main_ref, old, sha)
-        })
-        .await
-        .map_err(ApiError::internal)?;
+        let moved = state
+            .git(&repo, move |git| {
+                let old = git
+                    .commit_exists(&main)?
+                    .ok_or_else(|| merge::Error::NotFound("main".into()))?;
+                Ok::<_, merge::Error>(git.update_ref(&main_ref, old, sha))
+            })
+            .await?;
         match moved {
             Ok(()) => {}
             Err(merge::Error::RefMoved(_)) => {

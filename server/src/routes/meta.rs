@@ -17,16 +17,15 @@ use svc_protocol::meta::{
 use tokio::io::AsyncWriteExt;
 
 use super::repos::resolve;
-use crate::app::AppState;
 use crate::auth::Caller;
 use crate::authz::Need;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Agent, Json, Path, Query};
 use crate::git::merge::{self, Person};
 use crate::git::meta::{Change, Saved};
-use crate::git::read::Repo;
 use crate::git::record::{self, Actor, Pending};
 use crate::git::storage;
+use crate::state::AppState;
 use crate::store::repos::RepoRow;
 use crate::store::{events, time_of, users};
 
@@ -57,14 +56,6 @@ async fn meta_repo(
         return Err(ApiError::not_found("meta layer"));
     }
     Ok(repo)
-}
-
-async fn blocking<T: Send + 'static>(
-    f: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
-) -> ApiResult<T> {
-    tokio::task::spawn_blocking(f)
-        .await
-        .map_err(ApiError::internal)?
 }
 
 fn is_sha256(s: &str) -> bool {
@@ -114,18 +105,17 @@ pub async fn files(
             files: Vec::new(),
         }));
     };
-    let dir = storage::repo_dir(&state.config.data_dir, &repo.id);
-    let files = blocking(move || {
-        let git = Repo::open(&dir)?;
-        let commit = git
-            .commit_exists(&version)?
-            .ok_or_else(|| ApiError::internal(format!("meta main {version} is missing")))?;
-        Ok(MetaFiles {
-            version: Some(version),
-            files: git.meta_files(commit)?,
+    let files = state
+        .git(&repo, move |git| {
+            let commit = git
+                .commit_exists(&version)?
+                .ok_or_else(|| ApiError::internal(format!("meta main {version} is missing")))?;
+            Ok::<_, ApiError>(MetaFiles {
+                version: Some(version),
+                files: git.meta_files(commit)?,
+            })
         })
-    })
-    .await?;
+        .await?;
     Ok(Json(files))
 }
 
@@ -149,18 +139,17 @@ pub async fn missing(
     if let Some(bad) = body.sha256.iter().find(|s| !is_sha256(s)) {
         return Err(bad_sha256(bad));
     }
-    let dir = storage::repo_dir(&state.config.data_dir, &repo.id);
-    let missing = blocking(move || {
-        let git = Repo::open(&dir)?;
-        let mut missing = Vec::new();
-        for sha in body.sha256 {
-            if git.meta_blob(&sha)?.is_none() && !missing.contains(&sha) {
-                missing.push(sha);
+    let missing = state
+        .git(&repo, move |git| {
+            let mut missing = Vec::new();
+            for sha in body.sha256 {
+                if git.meta_blob(&sha)?.is_none() && !missing.contains(&sha) {
+                    missing.push(sha);
+                }
             }
-        }
-        Ok(missing)
-    })
-    .await?;
+            Ok::<_, ApiError>(missing)
+        })
+        .await?;
     Ok(Json(MissingBlobs { missing }))
 }
 
@@ -239,7 +228,9 @@ pub async fn put_blob(
     }
     let blob = {
         let (path, sha256) = (tmp.0.clone(), sha256.clone());
-        blocking(move || Ok(Repo::open(&dir)?.store_meta_blob(&path, size, &sha256)?)).await?
+        state
+            .git(&repo, move |git| git.store_meta_blob(&path, size, &sha256))
+            .await?
     };
     Ok(Json(StoredBlob {
         sha256,
@@ -332,63 +323,63 @@ pub async fn save(
     if let Some(agent) = &agent {
         message.push_str(&format!("Svc-Agent: {agent}\n"));
     }
-    let dir = storage::repo_dir(&state.config.data_dir, &repo.id);
     let lock = state.merge_lock(&repo.id);
     let _one_at_once = lock.lock().await;
     for _ in 0..ATTEMPTS {
         let made = {
-            let (dir, base, wanted) = (dir.clone(), body.base.clone(), body.changes.clone());
+            let (base, wanted) = (body.base.clone(), body.changes.clone());
             let (author, committer, message) = (author.clone(), committer.clone(), message.clone());
-            blocking(move || {
-                let git = Repo::open(&dir)?;
-                let main = git
-                    .branch_heads()?
-                    .into_iter()
-                    .find(|(n, _)| n == "main")
-                    .map(|(_, id)| id);
-                let base = match base.as_deref() {
-                    None => None,
-                    Some(b) => Some(git.commit_exists(b)?.ok_or_else(|| {
-                        ApiError::bad_request(
-                            ErrorCode::BadBase,
-                            format!("base {b} is not a version of this meta layer"),
-                        )
-                    })?),
-                };
-                let mut changes = Vec::new();
-                let mut unknown = Vec::new();
-                for c in wanted {
-                    let blob = match c.sha256.as_deref() {
+            state
+                .git(&repo, move |git| {
+                    let main = git
+                        .branch_heads()?
+                        .into_iter()
+                        .find(|(n, _)| n == "main")
+                        .map(|(_, id)| id);
+                    let base = match base.as_deref() {
                         None => None,
-                        Some(sha) => match git.meta_blob(sha)? {
-                            Some(id) => Some(id),
-                            None => {
-                                unknown.push(c.path.clone());
-                                None
-                            }
-                        },
+                        Some(b) => Some(git.commit_exists(b)?.ok_or_else(|| {
+                            ApiError::bad_request(
+                                ErrorCode::BadBase,
+                                format!("base {b} is not a version of this meta layer"),
+                            )
+                        })?),
                     };
-                    changes.push(Change { path: c.path, blob });
-                }
-                if !unknown.is_empty() {
-                    return Err(ApiError::new(
-                        StatusCode::UNPROCESSABLE_ENTITY,
-                        ErrorCode::MissingBlob,
-                        format!("upload the content of {} first", unknown.join(", ")),
-                    )
-                    .with_paths(unknown));
-                }
-                let saved = git.meta_save(main, base, &changes, &author, &committer, &message)?;
-                let sizes = match &saved {
-                    Saved::Commit { changes, .. } => changes
-                        .iter()
-                        .map(|c| c.blob.map(|b| git.meta_size(b)).transpose())
-                        .collect::<Result<Vec<_>, _>>()?,
-                    _ => Vec::new(),
-                };
-                Ok((main, saved, sizes))
-            })
-            .await?
+                    let mut changes = Vec::new();
+                    let mut unknown = Vec::new();
+                    for c in wanted {
+                        let blob = match c.sha256.as_deref() {
+                            None => None,
+                            Some(sha) => match git.meta_blob(sha)? {
+                                Some(id) => Some(id),
+                                None => {
+                                    unknown.push(c.path.clone());
+                                    None
+                                }
+                            },
+                        };
+                        changes.push(Change { path: c.path, blob });
+                    }
+                    if !unknown.is_empty() {
+                        return Err(ApiError::new(
+                            StatusCode::UNPROCESSABLE_ENTITY,
+                            ErrorCode::MissingBlob,
+                            format!("upload the content of {} first", unknown.join(", ")),
+                        )
+                        .with_paths(unknown));
+                    }
+                    let saved =
+                        git.meta_save(main, base, &changes, &author, &committer, &message)?;
+                    let sizes = match &saved {
+                        Saved::Commit { changes, .. } => changes
+                            .iter()
+                            .map(|c| c.blob.map(|b| git.meta_size(b)).transpose())
+                            .collect::<Result<Vec<_>, _>>()?,
+                        _ => Vec::new(),
+                    };
+                    Ok((main, saved, sizes))
+                })
+                .await?
         };
         let (main, saved, sizes) = made;
         let (id, changes, first) = match saved {
@@ -411,18 +402,14 @@ pub async fn save(
             }
             Saved::Commit { id, changes, first } => (id, changes, first),
         };
-        let moved = {
-            let dir = dir.clone();
-            tokio::task::spawn_blocking(move || {
-                let git = Repo::open(&dir)?;
-                match main {
+        let moved = state
+            .git(&repo, move |git| {
+                Ok::<_, ApiError>(match main {
                     Some(old) => git.update_ref("refs/heads/main", old, id),
                     None => git.create_ref("refs/heads/main", id),
-                }
+                })
             })
-            .await
-            .map_err(ApiError::internal)?
-        };
+            .await?;
         match moved {
             Ok(()) => {}
             Err(merge::Error::RefMoved(_) | merge::Error::RefExists(_)) => continue,

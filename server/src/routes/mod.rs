@@ -8,7 +8,7 @@ mod credentials;
 mod device;
 mod diff;
 mod doc;
-pub mod events;
+mod events;
 mod health;
 mod members;
 mod merge;
@@ -18,7 +18,7 @@ mod needs;
 mod presence;
 mod repos;
 mod reviews;
-pub(crate) mod session;
+mod session;
 mod statuses;
 mod users;
 
@@ -29,9 +29,7 @@ use utoipa::{Modify, OpenApi};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::app::AppState;
-pub use branches::encode_branch_slashes;
-pub use diff::StreamCache as DiffStreams;
+use crate::state::AppState;
 
 #[derive(OpenApi)]
 #[openapi(
@@ -136,4 +134,110 @@ pub fn openapi() -> &'static serde_json::Value {
         doc::complete(&mut doc);
         doc
     })
+}
+
+/// The module layout: route modules share nothing with each other, and domain modules
+/// never reach into routes, so a handler's logic can be found in one file and a
+/// domain module reused without the HTTP layer.
+#[cfg(test)]
+mod layout {
+    #![allow(clippy::unwrap_used)]
+
+    use std::path::{Path, PathBuf};
+
+    fn src() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+    }
+
+    /// The `.rs` files under `dir`, at any depth.
+    fn rust_files(dir: &Path) -> Vec<PathBuf> {
+        let mut files = Vec::new();
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                files.extend(rust_files(&path));
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                files.push(path);
+            }
+        }
+        files
+    }
+
+    /// The first segment of each path `text` names after `super::`, looking into
+    /// `{...}` groups: `use super::{a::b, c}` names `a` and `c`.
+    fn after_super(text: &str) -> Vec<String> {
+        let ident = |s: &str| -> String {
+            s.trim_start()
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect()
+        };
+        let mut names = Vec::new();
+        for (at, _) in text.match_indices("super::") {
+            let rest = &text[at + "super::".len()..];
+            match rest.strip_prefix('{') {
+                Some(group) => {
+                    let group = &group[..group.find('}').unwrap_or(group.len())];
+                    names.extend(group.split(',').map(ident));
+                }
+                None => names.push(ident(rest)),
+            }
+        }
+        names
+    }
+
+    #[test]
+    fn route_modules_import_no_sibling() {
+        let dir = src().join("routes");
+        let files = rust_files(&dir);
+        let modules: Vec<String> = files
+            .iter()
+            .filter_map(|f| f.file_stem()?.to_str().map(str::to_owned))
+            .filter(|m| m != "mod")
+            .collect();
+        assert!(modules.len() > 5, "no route modules in {}", dir.display());
+        let mut found = Vec::new();
+        for file in files.iter().filter(|f| !f.ends_with("mod.rs")) {
+            let text = std::fs::read_to_string(file).unwrap();
+            let name = file.file_name().unwrap().to_string_lossy();
+            for sibling in after_super(&text) {
+                if modules.contains(&sibling) {
+                    found.push(format!("{name}: super::{sibling}"));
+                }
+            }
+            if text.contains("crate::routes") {
+                found.push(format!("{name}: crate::routes"));
+            }
+        }
+        assert!(
+            found.is_empty(),
+            "route modules import siblings (shared helpers belong in domain modules): {found:?}"
+        );
+    }
+
+    #[test]
+    fn only_the_router_reaches_into_routes() {
+        let root = src();
+        let mut found = Vec::new();
+        for file in rust_files(&root) {
+            let relative = file
+                .strip_prefix(&root)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            if relative.starts_with("routes") || relative == "app.rs" || relative == "router.rs" {
+                continue;
+            }
+            if std::fs::read_to_string(&file)
+                .unwrap()
+                .contains("crate::routes")
+            {
+                found.push(relative);
+            }
+        }
+        assert!(
+            found.is_empty(),
+            "modules outside routes/ use crate::routes (only app.rs and router.rs may): {found:?}"
+        );
+    }
 }

@@ -10,12 +10,12 @@ use svc_protocol::monorepo::{
 };
 use svc_protocol::needs::{MonorepoHome, MonorepoHomeItem, MonorepoListing};
 
-use crate::app::AppState;
 use crate::auth::Caller;
 use crate::authz::{self, Need};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Json, Path, Query};
 use crate::git::storage;
+use crate::state::AppState;
 use crate::store::monorepos::{self, MonorepoRow};
 use crate::store::repos::{self, RepoRow};
 use crate::store::{H, now_ms, users};

@@ -4,11 +4,11 @@ use axum::extract::State;
 use svc_protocol::ApiErrorBody;
 use svc_protocol::needs::NeedsList;
 
-use crate::app::AppState;
 use crate::auth::Caller;
 use crate::error::ApiResult;
 use crate::extract::Json;
 use crate::needs;
+use crate::state::AppState;
 
 /// The needs-you list: the caller's open branches in `conflicts`, `failing` or `ready`,
 /// across their 50 most recently active monorepos (the rest named in `skipped`), from

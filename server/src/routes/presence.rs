@@ -7,7 +7,6 @@ use svc_protocol::ApiErrorBody;
 use svc_protocol::ErrorCode;
 use svc_protocol::presence::{MachineList, PutWorktree, Worktree, WorktreeList};
 
-use crate::app::AppState;
 use crate::auth::Caller;
 use crate::authz::{self, Need};
 use crate::error::{ApiError, ApiResult};
@@ -15,6 +14,7 @@ use crate::extract::{Agent, Json, Path, Query};
 use crate::presence::{
     self, Report, check_machine, check_worktree_id, machine_view, worktree_view,
 };
+use crate::state::AppState;
 use crate::store::{presence as rows, repos};
 
 const BRANCH_MAX: usize = 255;

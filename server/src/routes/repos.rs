@@ -6,12 +6,12 @@ use svc_protocol::ApiErrorBody;
 use svc_protocol::ErrorCode;
 use svc_protocol::monorepo::{CreateRepo, Head, Heads, MonorepoKind, Repo, RepoList, UpdateRepo};
 
-use crate::app::AppState;
 use crate::auth::Caller;
 use crate::authz::{self, Access, Need};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Json, Path};
 use crate::git::storage;
+use crate::state::AppState;
 use crate::store::monorepos::MonorepoRow;
 use crate::store::repos::{self, RepoRow};
 use crate::store::{H, events, now_ms};

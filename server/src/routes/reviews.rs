@@ -9,11 +9,11 @@ use svc_protocol::branch::{CreateReview, Review, ReviewList, ReviewState};
 
 use super::branches::{BranchPath, live_branch};
 use super::repos::resolve;
-use crate::app::AppState;
 use crate::auth::Caller;
 use crate::authz::Need;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Agent, Json, Path, Query, page_limit};
+use crate::state::AppState;
 use crate::store::reviews::{self, ReviewRow};
 use crate::store::{events, now_ms, time_of};
 

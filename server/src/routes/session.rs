@@ -11,13 +11,14 @@ use svc_protocol::login::{LoggedOut, PasswordLogin};
 use svc_protocol::user::{CredentialKind, User};
 
 use crate::accounts::{self, NewUser};
-use crate::app::AppState;
 use crate::auth::{self, Caller};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Json, Query};
 use crate::oidc::Claims;
+use crate::state::AppState;
 use crate::store::{Tx, credentials, login_states, now_ms, users};
 use crate::token;
+use crate::web::safe_return_to;
 
 /// A pending provider sign-in lives ten minutes.
 const LOGIN_STATE_MS: i64 = 10 * 60 * 1000;
@@ -33,21 +34,6 @@ fn dummy_hash() -> String {
 pub struct BrowserQuery {
     /// A path on this host to come back to (else `/`).
     return_to: Option<String>,
-}
-
-/// Only a path on this host: `/x`, never `//host` or a backslash trick.
-pub(crate) fn safe_return_to(path: Option<&str>) -> String {
-    match path {
-        Some(p)
-            if p.starts_with('/')
-                && !p.starts_with("//")
-                && !p.contains('\\')
-                && !p.chars().any(char::is_control) =>
-        {
-            p.to_owned()
-        }
-        _ => "/".to_owned(),
-    }
 }
 
 fn callback_uri(state: &AppState) -> String {
@@ -276,27 +262,4 @@ fn set_cookie(response: &mut Response, value: &str) -> ApiResult<()> {
     let value = HeaderValue::from_str(value).map_err(ApiError::internal)?;
     response.headers_mut().append(header::SET_COOKIE, value);
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn return_to_stays_on_this_host() {
-        assert_eq!(
-            safe_return_to(Some("/login/device?x=1")),
-            "/login/device?x=1"
-        );
-        for bad in [
-            "//evil.example",
-            "https://evil.example",
-            "/\\evil",
-            "evil",
-            "",
-        ] {
-            assert_eq!(safe_return_to(Some(bad)), "/", "{bad}");
-        }
-        assert_eq!(safe_return_to(None), "/");
-    }
 }

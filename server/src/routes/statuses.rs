@@ -6,16 +6,13 @@ use svc_protocol::ApiErrorBody;
 use svc_protocol::ErrorCode;
 use svc_protocol::branch::{Checks, PostStatus, Status};
 
-use super::branches::checks_of;
 use super::repos::resolve;
-use crate::app::AppState;
 use crate::auth::Caller;
 use crate::authz::Need;
-use crate::checks::status_view;
+use crate::checks::{checks_of, status_view};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Agent, Json, Path};
-use crate::git::read::Repo;
-use crate::git::storage;
+use crate::state::AppState;
 use crate::store::repos::RepoRow;
 use crate::store::statuses::{self, StatusRow};
 use crate::store::{events, now_ms};
@@ -38,11 +35,8 @@ async fn check_commit(state: &AppState, repo: &RepoRow, sha: &str) -> ApiResult<
     if !is_sha(sha) {
         return Err(ApiError::not_found("commit"));
     }
-    let dir = storage::repo_dir(&state.config.data_dir, &repo.id);
     let sha = sha.to_owned();
-    let found = tokio::task::spawn_blocking(move || Repo::open(&dir)?.commit_exists(&sha))
-        .await
-        .map_err(ApiError::internal)??;
+    let found = state.git(repo, move |git| git.commit_exists(&sha)).await?;
     found
         .map(|_| ())
         .ok_or_else(|| ApiError::not_found("commit"))

@@ -9,10 +9,10 @@ use svc_protocol::ErrorCode;
 use svc_protocol::user::{CreateUser, CredentialKind, UpdateUser, User, UserWithCredential};
 
 use crate::accounts::{self, NewUser};
-use crate::app::AppState;
 use crate::auth::{self, Caller};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::Json;
+use crate::state::AppState;
 use crate::store::users;
 
 /// Creates a user on a self-hosted server, with the bootstrap secret as Bearer.

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use svc_protocol::user::CredentialKind;
 use svc_server::accounts::{self, NewUser};
-use svc_server::app::AppState;
+use svc_server::state::AppState;
 use svc_server::store::{Store, users};
 use svc_server::{Config, auth};
 

@@ -1,0 +1,108 @@
+//! The state every handler shares: the store, the configuration, the caches and the
+//! background workers of one server process.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::config::Config;
+use crate::credential_cache::CredentialCache;
+use crate::error::{ApiError, ApiResult};
+use crate::git::read::Repo;
+use crate::git::storage;
+use crate::oidc;
+use crate::store::Store;
+use crate::store::repos::RepoRow;
+
+/// Pushes one server process lets git take at once.
+pub const MAX_CONCURRENT_PUSHES: usize = 16;
+
+#[derive(Clone)]
+pub struct AppState {
+    pub store: Store,
+    pub config: Arc<Config>,
+    pub oidc: Option<Arc<oidc::Provider>>,
+    /// Pushes git may take at once; the rest wait briefly, then are refused as busy.
+    pub push_slots: Arc<tokio::sync::Semaphore>,
+    /// Last-commits walks in progress or done, by (repo, commit, path).
+    pub last_commits: Arc<crate::git::last_commits::Cache>,
+    /// Recently checked credentials.
+    pub credentials: Arc<CredentialCache>,
+    /// The branch facts queue and workers.
+    pub facts: Arc<crate::facts::Worker>,
+    /// Parsed `.svc/svc.toml` files, by (repo, commit).
+    pub checks_config: Arc<crate::checks::ConfigCache>,
+    /// Finished streamed diffs, replayed by (main, head).
+    pub diff_streams: Arc<crate::cache::DiffStreams>,
+    /// This process's id for the socket connections it holds.
+    pub presence: Arc<crate::presence::Presence>,
+    /// Live delivery of the event stream to this process's sockets.
+    pub live: Arc<crate::live::Live>,
+    /// The activity feed's tail, which person sockets subscribe to.
+    pub feed: Arc<crate::feed::Hub>,
+    /// This process's push spool folder, made on the first push.
+    pub push_spools: Arc<tokio::sync::OnceCell<crate::git::spool::SpoolDir>>,
+    /// One merge at a time per repo in this process.
+    merge_locks: Arc<std::sync::Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>>,
+}
+
+impl AppState {
+    /// The state of one server process. On PostgreSQL it starts following revocations
+    /// made by other processes, so it must run inside the runtime.
+    pub fn new(store: Store, config: Config, oidc: Option<Arc<oidc::Provider>>) -> AppState {
+        let credentials = Arc::new(CredentialCache::new(matches!(store, Store::Sqlite(_))));
+        if let Store::Postgres(pool) = &store {
+            tokio::spawn(crate::credential_cache::follow_revocations(
+                pool.clone(),
+                credentials.clone(),
+            ));
+        }
+        let facts = crate::facts::Worker::start(store.clone(), config.data_dir.clone());
+        let live = crate::live::Live::start(store.clone());
+        let feed = crate::feed::Hub::start(store.clone(), live.bell());
+        AppState {
+            live,
+            feed,
+            store,
+            facts,
+            checks_config: Arc::default(),
+            merge_locks: Arc::default(),
+            push_spools: Arc::default(),
+            diff_streams: Arc::default(),
+            presence: Arc::default(),
+            config: Arc::new(config),
+            oidc,
+            push_slots: Arc::new(tokio::sync::Semaphore::new(MAX_CONCURRENT_PUSHES)),
+            last_commits: Arc::default(),
+            credentials,
+        }
+    }
+
+    /// The lock merges into `repo_id` take.
+    pub fn merge_lock(&self, repo_id: &str) -> Arc<tokio::sync::Mutex<()>> {
+        match self.merge_locks.lock() {
+            Ok(mut locks) => locks.entry(repo_id.to_owned()).or_default().clone(),
+            Err(_) => Arc::default(),
+        }
+    }
+
+    /// Runs `f` with `repo`'s git repository open, on the blocking pool: git reads and
+    /// writes block, so they stay off the async threads. `f`'s error answers as its
+    /// [`ApiError`]; a caller that treats some errors apart returns them inside `T`.
+    pub async fn git<T, E>(
+        &self,
+        repo: &RepoRow,
+        f: impl FnOnce(Repo) -> Result<T, E> + Send + 'static,
+    ) -> ApiResult<T>
+    where
+        T: Send + 'static,
+        E: Into<ApiError> + Send + 'static,
+    {
+        let dir = storage::repo_dir(&self.config.data_dir, &repo.id);
+        tokio::task::spawn_blocking(move || {
+            let git = Repo::open(&dir).map_err(ApiError::from)?;
+            f(git).map_err(Into::into)
+        })
+        .await
+        .map_err(ApiError::internal)?
+    }
+}
