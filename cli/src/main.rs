@@ -1,5 +1,9 @@
 //! `svc`: the command line for svc monorepos.
 
+// Output goes through `terminal::outln!` and `errln!`, which return or drop a failed write
+// where `println!` panics (a closed pipe).
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
 mod client;
 mod commands;
 mod config;
@@ -13,6 +17,8 @@ mod workdir;
 
 use std::process::ExitCode;
 
+use crate::error::Kind;
+use crate::terminal::errln;
 use clap::Parser;
 
 fn main() -> ExitCode {
@@ -23,12 +29,13 @@ fn main() -> ExitCode {
     let json = cli.global.json;
     match commands::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
+        Err(err) if err.kind == Kind::ReaderLeft => ExitCode::SUCCESS,
         Err(err) if json => {
-            eprintln!("{}", err.to_json());
+            errln!("{}", err.to_json());
             ExitCode::from(err.exit_code())
         }
         Err(err) => {
-            eprintln!("svc: {err}");
+            errln!("svc: {err}");
             ExitCode::from(err.exit_code())
         }
     }
@@ -53,6 +60,6 @@ fn usage_error(err: clap::Error) -> ExitCode {
         "hints": ["see svc --help"],
         "exit_code": 2,
     }});
-    eprintln!("{error}");
+    errln!("{error}");
     ExitCode::from(2)
 }
