@@ -215,9 +215,9 @@ pub fn refused(message: impl Into<String>, code: &str) -> CommandError {
 }
 
 /// What a user can do about a refusal, by its code; the one place the CLI gives advice
-/// for the server's codes. `None` where the server's message says it all: `not_found`
-/// already names what and suggests near names, `forbidden` says which role it takes.
-/// `unauthorized` is advised in [`Session::refusal`], which knows the server to name.
+/// for the server's codes. `None` where the server's message says it all (`not_found`
+/// names what and suggests near names) or a user has nothing to do; `unauthorized` is
+/// advised in [`Session::refusal`], which knows the server to name.
 pub fn advice(code: ErrorCode) -> Option<&'static str> {
     Some(match code {
         ErrorCode::BranchExists => "pick another name; svc branch list shows the branches",
@@ -261,4 +261,38 @@ pub fn split_full_name(full: &str) -> Result<(&str, &str)> {
     full.split_once('/')
         .filter(|(o, m)| !o.is_empty() && !m.is_empty() && !m.contains('/'))
         .ok_or_else(|| CommandError::user(format!("{full} is not <owner>/<monorepo>")))
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+    use svc_protocol::ErrorCode;
+
+    use super::advice;
+    use crate::commands::Cli;
+
+    /// Every `svc ...` an advice names is a real command, with real flags.
+    #[test]
+    fn advice_names_real_commands() {
+        for &code in ErrorCode::ALL {
+            let Some(advice) = advice(code) else { continue };
+            for named in advice.split("svc ").skip(1) {
+                let mut command = Cli::command();
+                let mut words = named.split([' ', ',', ';']).take_while(|w| !w.is_empty());
+                for word in words.by_ref() {
+                    if let Some(flag) = word.strip_prefix("--") {
+                        assert!(
+                            command.get_arguments().any(|a| a.get_long() == Some(flag)),
+                            "{code}: {advice}"
+                        );
+                    } else if let Some(sub) = command.find_subcommand(word) {
+                        command = sub.clone();
+                    } else {
+                        break;
+                    }
+                }
+                assert_ne!(command.get_name(), "svc", "{code}: {advice}");
+            }
+        }
+    }
 }

@@ -173,7 +173,11 @@ mod tests {
         let error = CommandError::user("hosts.toml is damaged").because(&toml);
         let text = error.to_string();
         let mut lines = text.lines().skip(1);
-        assert!(lines.next().is_some_and(|l| l.starts_with("caused by: TOML")));
+        assert!(
+            lines
+                .next()
+                .is_some_and(|l| l.starts_with("caused by: TOML"))
+        );
         assert!(lines.all(|l| l.starts_with("  ")), "{text}");
     }
 

@@ -57,6 +57,7 @@ fn usage_error(err: clap::Error) -> ExitCode {
     let error = serde_json::json!({"error": {
         "code": "usage",
         "message": message,
+        "causes": [],
         "hints": ["see svc --help"],
         "exit_code": 2,
     }});

@@ -62,7 +62,10 @@ async fn a_closed_pipe_ends_output_quietly() {
     seed.commit(&seed.path("web"), "main", &[("a.txt", b"a\n")]);
     seed.ok(&seed.path("web"), &["push", "-q", "origin", "main"]);
     for branch in ["one", "two", "three"] {
-        seed.ok(&seed.path("web"), &["push", "-q", "origin", &format!("main:{branch}")]);
+        seed.ok(
+            &seed.path("web"),
+            &["push", "-q", "origin", &format!("main:{branch}")],
+        );
     }
 
     let m = Machine::new();
@@ -92,10 +95,15 @@ async fn a_closed_pipe_ends_output_quietly() {
     }
 
     // With a reader that stays, the same listing is all there.
-    let out = svc(&["branch", "list", "-R", "ann/mono/web"]).output().unwrap();
+    let out = svc(&["branch", "list", "-R", "ann/mono/web"])
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", all_output(&out));
     let list = String::from_utf8(out.stdout).unwrap();
-    assert!(["one", "two", "three"].iter().all(|b| list.contains(b)), "{list}");
+    assert!(
+        ["one", "two", "three"].iter().all(|b| list.contains(b)),
+        "{list}"
+    );
 }
 
 /// An error that stands on another keeps it: the message, a `caused by:` line per cause,
@@ -164,7 +172,11 @@ async fn errors_show_their_causes_and_hints_on_lines_of_their_own() {
         "{err}"
     );
     assert!(lines[1].starts_with("caused by: TOML parse error"), "{err}");
-    assert_eq!(lines.last().copied(), Some("hint: fix or delete it"), "{err}");
+    assert_eq!(
+        lines.last().copied(),
+        Some("hint: fix or delete it"),
+        "{err}"
+    );
     assert!(!err.contains("panicked"), "{err}");
 }
 
