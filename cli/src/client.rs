@@ -216,11 +216,11 @@ pub fn refused(message: impl Into<String>, code: &str) -> CommandError {
 
 /// What a user can do about a refusal, by its code; the one place the CLI gives advice
 /// for the server's codes. `None` where the server's message says it all (`not_found`
-/// names what and suggests near names) or a user has nothing to do; `unauthorized` is
-/// advised in [`Session::refusal`], which knows the server to name.
+/// names what and suggests near names; `branch_exists` names the branch in the way and
+/// what to do) or a user has nothing to do; `unauthorized` is advised in
+/// [`Session::refusal`], which knows the server to name.
 pub fn advice(code: ErrorCode) -> Option<&'static str> {
     Some(match code {
-        ErrorCode::BranchExists => "pick another name; svc branch list shows the branches",
         ErrorCode::ChecksNotGreen => {
             "see them with svc branch view; fix them, or merge anyway with svc branch merge --force"
         }
