@@ -17,9 +17,10 @@ mod workdir;
 
 use std::process::ExitCode;
 
+use clap::Parser;
+
 use crate::error::Kind;
 use crate::terminal::errln;
-use clap::Parser;
 
 fn main() -> ExitCode {
     let cli = match commands::Cli::try_parse() {
