@@ -1,4 +1,5 @@
-//! The HTTP client: which server, which credential, and API errors as one clear line.
+//! The HTTP client: which server, which credential, and API errors in words, with the
+//! CLI's advice for each refusal a user can act on ([`advice`]).
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -6,7 +7,7 @@ use std::time::Duration;
 use reqwest::blocking::{Client, RequestBuilder, Response};
 use reqwest::{Method, StatusCode};
 use serde::de::DeserializeOwned;
-use svc_protocol::{ApiErrorBody, ErrorBody};
+use svc_protocol::{ApiErrorBody, ErrorBody, ErrorCode};
 
 use crate::config::{Hosts, config_dir};
 use crate::credstore;
@@ -23,7 +24,8 @@ pub struct Session {
 /// `http(s)://host[:port]` with no trailing slash.
 pub fn normalize_server(input: &str) -> Result<String> {
     let url = url::Url::parse(input.trim()).map_err(|e| {
-        CommandError::user(format!("--server {input} is not a URL ({e})"))
+        CommandError::user(format!("--server {input} is not a URL"))
+            .because(&e)
             .hint("e.g. --server https://svc.example.com")
     })?;
     if !matches!(url.scheme(), "http" | "https") || url.host().is_none() {
@@ -41,7 +43,7 @@ pub fn http() -> Result<Client> {
         .timeout(Duration::from_secs(60))
         .user_agent(concat!("svc/", env!("CARGO_PKG_VERSION")))
         .build()
-        .map_err(|e| CommandError::internal(format!("cannot set up HTTP: {e}")))
+        .map_err(|e| CommandError::internal("cannot set up HTTP").because(&e))
 }
 
 impl Session {
@@ -131,15 +133,15 @@ impl Session {
         )
     }
 
-    /// Sends and decodes a JSON answer, turning every failure into one line.
+    /// Sends and decodes a JSON answer, turning every failure into a [`CommandError`].
     pub fn call<T: DeserializeOwned>(&self, request: RequestBuilder) -> Result<T> {
         let response = self.send(request)?;
-        response.json().map_err(|e| {
-            CommandError::network(format!(
-                "{} answered something unexpected: {e}",
-                self.server
-            ))
-        })
+        response.json().map_err(|e| self.garbled(&e))
+    }
+
+    /// An answer that is not what the route promises.
+    pub fn garbled(&self, e: &reqwest::Error) -> CommandError {
+        CommandError::network(format!("{} answered something unexpected", self.server)).because(e)
     }
 
     /// Sends, insisting on success; the answer's body is not needed.
@@ -163,12 +165,13 @@ impl Session {
     }
 
     pub fn unreachable(&self, e: &reqwest::Error) -> CommandError {
-        let why = std::error::Error::source(e).map_or_else(|| e.to_string(), ToString::to_string);
-        CommandError::network(format!("cannot reach {} ({why})", self.server))
+        CommandError::network(format!("cannot reach {}", self.server))
+            .because(e)
             .hint("check --server, your network, or that svc-server is running")
     }
 
-    /// The one line for a refusal no caller explains better.
+    /// A refusal no caller explains better: the server's message, and the advice for
+    /// its code.
     pub fn refusal(&self, refusal: Refusal) -> CommandError {
         let status = refusal.status;
         let code = refusal.error.as_ref().map(|e| e.code.clone());
@@ -193,14 +196,57 @@ impl Session {
             };
             return CommandError::user(format!("{what} by {} ({message})", self.server))
                 .hint(format!("run svc login --server {}", self.server))
-                .code(code.unwrap_or_else(|| "unauthorized".into()));
+                .code(code.unwrap_or_else(|| ErrorCode::Unauthorized.as_str().into()));
         }
-        let error = CommandError::user(message);
         match code {
-            Some(code) => error.code(code),
-            None => error,
+            Some(code) => refused(message, &code),
+            None => CommandError::user(message),
         }
     }
+}
+
+/// A refusal with the server's `code`: a user error, with [`advice`] for the code.
+pub fn refused(message: impl Into<String>, code: &str) -> CommandError {
+    let error = CommandError::user(message).code(code);
+    match ErrorCode::parse(code).and_then(advice) {
+        Some(advice) => error.hint(advice),
+        None => error,
+    }
+}
+
+/// What a user can do about a refusal, by its code; the one place the CLI gives advice
+/// for the server's codes. `None` where the server's message says it all (`not_found`
+/// names what and suggests near names; `branch_exists` names the branch in the way and
+/// what to do) or a user has nothing to do; `unauthorized` is advised in
+/// [`Session::refusal`], which knows the server to name.
+pub fn advice(code: ErrorCode) -> Option<&'static str> {
+    Some(match code {
+        ErrorCode::ChecksNotGreen => {
+            "see them with svc branch view; fix them, or merge anyway with svc branch merge --force"
+        }
+        ErrorCode::ChecksUnknown => {
+            "fix the required checks in .svc/svc.toml on main, or merge anyway with svc branch merge --force"
+        }
+        ErrorCode::Conflicts => {
+            "merge main into the branch, resolve, commit and push; --force does not help"
+        }
+        ErrorCode::EmptyRepo | ErrorCode::NoMain => "push a first commit to main",
+        ErrorCode::LastOwner => "make another member an owner first, on the web or with svc api",
+        ErrorCode::MainMoved | ErrorCode::RefMoved => "nothing was changed; run the command again",
+        ErrorCode::MonorepoExists => "pick another name; svc monorepo list shows yours",
+        ErrorCode::NamespaceTaken | ErrorCode::ReservedName => "pick another name",
+        ErrorCode::NotOpen => "svc branch view shows whether it was merged or closed",
+        ErrorCode::NotYourNamespace => "use your own login, or an organization you are in",
+        ErrorCode::PlainRepo => {
+            "a plain repo holds one repository; svc monorepo create makes a monorepo for several"
+        }
+        ErrorCode::RepoExists => "pick another path; svc repo list shows the monorepo's repos",
+        ErrorCode::TooLarge => "make it smaller than the limit the message names",
+        ErrorCode::Unrelated => {
+            "merge main into the branch with git merge --allow-unrelated-histories main, then push"
+        }
+        _ => return None,
+    })
 }
 
 /// An error answer: its status and, when it is in the error shape, its body.
@@ -215,4 +261,38 @@ pub fn split_full_name(full: &str) -> Result<(&str, &str)> {
     full.split_once('/')
         .filter(|(o, m)| !o.is_empty() && !m.is_empty() && !m.contains('/'))
         .ok_or_else(|| CommandError::user(format!("{full} is not <owner>/<monorepo>")))
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+    use svc_protocol::ErrorCode;
+
+    use super::advice;
+    use crate::commands::Cli;
+
+    /// Every `svc ...` an advice names is a real command, with real flags.
+    #[test]
+    fn advice_names_real_commands() {
+        for &code in ErrorCode::ALL {
+            let Some(advice) = advice(code) else { continue };
+            for named in advice.split("svc ").skip(1) {
+                let mut command = Cli::command();
+                let mut words = named.split([' ', ',', ';']).take_while(|w| !w.is_empty());
+                for word in words.by_ref() {
+                    if let Some(flag) = word.strip_prefix("--") {
+                        assert!(
+                            command.get_arguments().any(|a| a.get_long() == Some(flag)),
+                            "{code}: {advice}"
+                        );
+                    } else if let Some(sub) = command.find_subcommand(word) {
+                        command = sub.clone();
+                    } else {
+                        break;
+                    }
+                }
+                assert_ne!(command.get_name(), "svc", "{code}: {advice}");
+            }
+        }
+    }
 }

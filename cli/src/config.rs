@@ -76,21 +76,23 @@ impl Clones {
 pub fn read_toml<T: for<'de> Deserialize<'de> + Default>(path: &Path) -> Result<T> {
     match std::fs::read_to_string(path) {
         Ok(text) => toml::from_str(&text).map_err(|e| {
-            CommandError::user(format!("{} is damaged: {e}", path.display()))
+            CommandError::user(format!("{} is damaged", path.display()))
+                .because(&e)
                 .hint("fix or delete it")
         }),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(T::default()),
-        Err(e) => Err(CommandError::internal(format!(
-            "cannot read {}: {e}",
-            path.display()
-        ))),
+        Err(e) => {
+            Err(CommandError::internal(format!("cannot read {}", path.display())).because(&e))
+        }
     }
 }
 
 /// Writes a whole file at once (temp file, then rename), `private` ones with mode 0600,
 /// so an interrupted command never leaves half a file.
 pub fn write_toml<T: Serialize>(path: &Path, value: &T, private: bool) -> Result<()> {
-    let text = toml::to_string(value).map_err(|e| CommandError::internal(e.to_string()))?;
+    let text = toml::to_string(value).map_err(|e| {
+        CommandError::internal(format!("cannot encode {}", path.display())).because(&e)
+    })?;
     write_atomic(path, text.as_bytes(), private)
 }
 

@@ -1,5 +1,9 @@
 //! `svc`: the command line for svc monorepos.
 
+// Output goes through `terminal::outln!` and `errln!`, which return or drop a failed write
+// where `println!` panics (a closed pipe).
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
 mod client;
 mod commands;
 mod config;
@@ -15,6 +19,9 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+use crate::error::Kind;
+use crate::terminal::errln;
+
 fn main() -> ExitCode {
     let cli = match commands::Cli::try_parse() {
         Ok(cli) => cli,
@@ -23,12 +30,13 @@ fn main() -> ExitCode {
     let json = cli.global.json;
     match commands::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
+        Err(err) if err.kind == Kind::ReaderLeft => ExitCode::SUCCESS,
         Err(err) if json => {
-            eprintln!("{}", err.to_json());
+            errln!("{}", err.to_json());
             ExitCode::from(err.exit_code())
         }
         Err(err) => {
-            eprintln!("svc: {err}");
+            errln!("svc: {err}");
             ExitCode::from(err.exit_code())
         }
     }
@@ -50,9 +58,10 @@ fn usage_error(err: clap::Error) -> ExitCode {
     let error = serde_json::json!({"error": {
         "code": "usage",
         "message": message,
+        "causes": [],
         "hints": ["see svc --help"],
         "exit_code": 2,
     }});
-    eprintln!("{error}");
+    errln!("{error}");
     ExitCode::from(2)
 }

@@ -15,6 +15,7 @@ use std::time::UNIX_EPOCH;
 use reqwest::{Method, StatusCode};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
+use svc_protocol::ErrorCode;
 use svc_protocol::meta::{BlobQuery, MetaChange, MetaFiles, MissingBlobs, SaveRequest, SaveResult};
 
 use crate::client::Session;
@@ -144,9 +145,7 @@ pub fn sync(session: &Session, monorepo: &str, svc_dir: &Path, machine: &str) ->
         )?;
         match answer {
             Ok(response) => {
-                let saved: SaveResult = response.json().map_err(|e| {
-                    CommandError::network(format!("the server answered a save oddly: {e}"))
-                })?;
+                let saved: SaveResult = response.json().map_err(|e| session.garbled(&e))?;
                 for change in &changes {
                     match local.get(&change.path) {
                         Some(k) => state.files.insert(change.path.clone(), k.clone()),
@@ -158,7 +157,10 @@ pub fn sync(session: &Session, monorepo: &str, svc_dir: &Path, machine: &str) ->
             }
             Err(refusal)
                 if refusal.status == StatusCode::CONFLICT
-                    && refusal.error.as_ref().is_some_and(|e| e.code == "edited") =>
+                    && refusal
+                        .error
+                        .as_ref()
+                        .is_some_and(|e| e.code == ErrorCode::Edited) =>
             {
                 let paths = refusal.error.and_then(|e| e.paths).unwrap_or_default();
                 let fresh: MetaFiles = session.get(&format!("{m}/meta/files"))?;
@@ -192,7 +194,8 @@ fn load_state(path: &Path) -> Result<State> {
 }
 
 fn save_state(path: &Path, state: &State) -> Result<()> {
-    let bytes = serde_json::to_vec(state).map_err(|e| CommandError::internal(e.to_string()))?;
+    let bytes = serde_json::to_vec(state)
+        .map_err(|e| CommandError::internal("cannot encode the sync state").because(&e))?;
     write_atomic(path, &bytes, false)
 }
 

@@ -1,6 +1,8 @@
-//! Long output for people: colour when it reaches a terminal, a pager (`$PAGER`, else
-//! `less -FRX`) when stdout is one, as git does, and the one way every command shows a
-//! time.
+//! Output: every write to stdout goes through [`outln!`], [`write_out`] or [`Output`],
+//! which turn a reader that went away into [`CommandError::reader_left`] (a quiet exit)
+//! instead of `println!`'s panic; notes on stderr go through [`errln!`]. Long output for
+//! people: colour when it reaches a terminal, a pager (`$PAGER`, else `less -FRX`) when
+//! stdout is one, as git does, and the one way every command shows a time.
 
 use std::io::{self, IsTerminal, Write};
 use std::process::{Child, Command, Stdio};
@@ -8,7 +10,43 @@ use std::process::{Child, Command, Stdio};
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
-use crate::error::Result;
+use crate::error::{CommandError, Result};
+
+/// `println!` that answers the write's failure instead of panicking: `outln!(...)?`.
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        $crate::terminal::write_out(format!("{}\n", format_args!($($arg)*)).as_bytes())
+    };
+}
+
+/// `eprintln!` that never panics: a note nobody can read (stderr closed) is dropped, as
+/// there is nowhere left to say so.
+macro_rules! errln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
+pub(crate) use {errln, outln};
+
+/// Writes `bytes` to stdout.
+pub fn write_out(bytes: &[u8]) -> Result<()> {
+    let mut out = io::stdout().lock();
+    out.write_all(bytes)
+        .and_then(|()| out.flush())
+        .map_err(stdout_failed)
+}
+
+/// A failed write to stdout as a command's error: the reader going away ends the command
+/// quietly (see [`crate::error::Kind::ReaderLeft`]); anything else is a failure.
+pub fn stdout_failed(e: io::Error) -> CommandError {
+    if e.kind() == io::ErrorKind::BrokenPipe {
+        CommandError::reader_left()
+    } else {
+        CommandError::internal("cannot write to stdout").because(&e)
+    }
+}
 
 /// When to colour.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -72,10 +110,7 @@ impl Output {
 
     /// Flushes, then (on drop) waits for the reader to quit the pager.
     pub fn finish(mut self) -> Result<()> {
-        match self.out.flush() {
-            Err(e) if !reader_left(&e) => Err(e.into()),
-            _ => Ok(()),
-        }
+        self.out.flush().map_err(stdout_failed)
     }
 }
 
@@ -98,11 +133,6 @@ impl Write for Output {
     fn flush(&mut self) -> io::Result<()> {
         self.out.flush()
     }
-}
-
-/// A write that failed because the reader went away (pager quit, `| head`): stop quietly.
-pub fn reader_left(e: &io::Error) -> bool {
-    e.kind() == io::ErrorKind::BrokenPipe
 }
 
 /// A time as every command shows it: relative ("3 minutes ago") on a terminal, RFC 3339

@@ -7,10 +7,11 @@ use crate::error::{CommandError, Result};
 
 /// Runs git in the current directory; `None` when git says no (not a repo, no such ref).
 fn git(args: &[&str]) -> Result<Option<String>> {
-    let out = Command::new("git")
-        .args(args)
-        .output()
-        .map_err(|e| CommandError::user(format!("cannot run git: {e}")).hint("install git"))?;
+    let out = Command::new("git").args(args).output().map_err(|e| {
+        CommandError::user("cannot run git")
+            .because(&e)
+            .hint("install git")
+    })?;
     Ok(out
         .status
         .success()

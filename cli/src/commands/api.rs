@@ -1,7 +1,7 @@
 //! `svc api`: any route of the API with this machine's credential, as `gh api` does, so
 //! a route is usable before it has a command of its own.
 
-use std::io::{IsTerminal, Read, Write};
+use std::io::{IsTerminal, Read};
 
 use reqwest::Method;
 use reqwest::blocking::Response;
@@ -12,6 +12,7 @@ use svc_protocol::ApiErrorBody;
 use crate::client::{Refusal, Session};
 use crate::commands::Global;
 use crate::error::{CommandError, Result};
+use crate::terminal::{outln, write_out};
 
 /// Call any API route with your credential and print the JSON answer
 ///
@@ -117,10 +118,9 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
     match serde_json::from_slice::<Value>(&bytes) {
         Ok(value) if json && std::io::stdout().is_terminal() => print_json(&value),
         _ => {
-            let mut out = std::io::stdout().lock();
-            out.write_all(&bytes)?;
+            write_out(&bytes)?;
             if json && !bytes.ends_with(b"\n") {
-                out.write_all(b"\n")?;
+                write_out(b"\n")?;
             }
             Ok(())
         }
@@ -152,10 +152,9 @@ impl Call<'_> {
             return Ok(response);
         }
         let bytes = response.bytes().unwrap_or_default();
-        let mut out = std::io::stdout().lock();
-        out.write_all(&bytes)?;
+        write_out(&bytes)?;
         if !bytes.is_empty() && !bytes.ends_with(b"\n") {
-            out.write_all(b"\n")?;
+            write_out(b"\n")?;
         }
         let error = serde_json::from_slice::<ApiErrorBody>(&bytes)
             .ok()
@@ -214,7 +213,7 @@ fn read_input(file: &str) -> Result<Vec<u8>> {
         std::io::stdin().read_to_end(&mut bytes)?;
     } else {
         bytes = std::fs::read(file)
-            .map_err(|e| CommandError::user(format!("cannot read {file}: {e}")))?;
+            .map_err(|e| CommandError::user(format!("cannot read {file}")).because(&e))?;
     }
     Ok(bytes)
 }
@@ -301,8 +300,8 @@ fn print_json(value: &Value) -> Result<()> {
     } else {
         serde_json::to_string(value)
     }
-    .map_err(|e| CommandError::internal(e.to_string()))?;
-    println!("{text}");
+    .map_err(|e| CommandError::internal("cannot encode the answer as JSON").because(&e))?;
+    outln!("{text}")?;
     Ok(())
 }
 

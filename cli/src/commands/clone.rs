@@ -11,6 +11,7 @@ use super::auth::setup_git;
 use crate::client::{Session, split_full_name};
 use crate::config::{self, Clones};
 use crate::error::{CommandError, Result};
+use crate::terminal::outln;
 
 /// Clone a monorepo: each repo's main at its path, the meta layer's files in .svc/
 #[derive(Debug, clap::Args)]
@@ -105,7 +106,7 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
         super::sync::sync_clone(&session.server, &monorepo.full_name, &staging.path)?;
     }
     std::fs::rename(&staging.path, &dir).map_err(|e| {
-        CommandError::internal(format!("cannot move the clone into {}: {e}", dir.display()))
+        CommandError::internal(format!("cannot move the clone into {}", dir.display())).because(&e)
     })?;
     staging.done = true;
 
@@ -121,12 +122,12 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
     );
     clones.save(&config_dir)?;
     super::daemon::nudge();
-    println!(
+    outln!(
         "Cloned {} into {} ({} repos)",
         monorepo.full_name,
         dir.display(),
         ordered.len()
-    );
+    )?;
     Ok(())
 }
 
@@ -142,7 +143,11 @@ fn clone_repo(session: &Session, repo: &Repo, target: &Path) -> Result<()> {
         .arg(target)
         .env("GIT_TERMINAL_PROMPT", "0")
         .output()
-        .map_err(|e| CommandError::user(format!("cannot run git: {e}")).hint("install git"))?;
+        .map_err(|e| {
+            CommandError::user("cannot run git")
+                .because(&e)
+                .hint("install git")
+        })?;
     if !out.status.success() {
         return Err(CommandError::user(format!(
             "git could not clone {}: {}",

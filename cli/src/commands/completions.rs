@@ -1,11 +1,10 @@
 //! `svc completions <shell>`.
 
-use std::io::Write;
-
 use clap::CommandFactory;
 use clap_complete::Shell;
 
 use crate::error::Result;
+use crate::terminal::write_out;
 
 /// Print the shell completion script for svc
 #[derive(Debug, clap::Args)]
@@ -14,7 +13,10 @@ pub struct Args {
     pub shell: Shell,
 }
 
-pub fn run(args: &Args, out: &mut dyn Write) -> Result<()> {
-    clap_complete::generate(args.shell, &mut super::Cli::command(), "svc", out);
-    Ok(())
+/// Generates into memory, then writes: clap_complete panics on a failed write, and a
+/// closed pipe must end the command quietly.
+pub fn run(args: &Args) -> Result<()> {
+    let mut script = Vec::new();
+    clap_complete::generate(args.shell, &mut super::Cli::command(), "svc", &mut script);
+    write_out(&script)
 }

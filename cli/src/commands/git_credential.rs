@@ -2,11 +2,12 @@
 //!
 //! Fast on purpose (git runs it for every fetch and push): no network, no runtime.
 
-use std::io::{BufRead, Write};
+use std::io::BufRead;
 
 use crate::config::{Hosts, config_dir};
 use crate::credstore;
 use crate::error::Result;
+use crate::terminal::outln;
 
 /// Answer git's credential requests (configured by svc auth setup-git and svc clone)
 #[derive(Debug, clap::Args)]
@@ -46,8 +47,7 @@ pub fn run(args: &Args) -> Result<()> {
         }
     };
     if let Some(token) = token {
-        let mut out = std::io::stdout().lock();
-        writeln!(out, "username=svc\npassword={token}")?;
+        outln!("username=svc\npassword={token}")?;
     }
     Ok(())
 }

@@ -14,6 +14,7 @@ use crate::client::{Session, http, normalize_server};
 use crate::config::{Host, Hosts, config_dir};
 use crate::credstore;
 use crate::error::{CommandError, Result};
+use crate::terminal::{errln, outln};
 
 /// Sign this machine in with the device flow (a code you approve in a browser)
 ///
@@ -44,7 +45,8 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
     let machine = args.machine.clone().unwrap_or_else(host_name);
     let http = http()?;
     let unreachable = |e: reqwest::Error| {
-        CommandError::network(format!("cannot reach {server} ({e})"))
+        CommandError::network(format!("cannot reach {server}"))
+            .because(&e)
             .hint("check --server, or that svc-server is running")
     };
     let start = http
@@ -58,11 +60,9 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
             start.status()
         )));
     }
-    let code: DeviceCode = start
-        .json()
-        .map_err(|e| CommandError::network(format!("{server} answered badly: {e}")))?;
-    println!("First copy your one-time code: {}", code.user_code);
-    println!("Then open {} and approve it.", code.verification_uri);
+    let code: DeviceCode = start.json().map_err(|e| answered_badly(&server, &e))?;
+    outln!("First copy your one-time code: {}", code.user_code)?;
+    outln!("Then open {} and approve it.", code.verification_uri)?;
     if !args.no_browser && !headless() {
         open_browser(&code.verification_uri_complete);
     }
@@ -89,7 +89,7 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
         if r.status().is_success() {
             break r
                 .json::<UserWithCredential>()
-                .map_err(|e| CommandError::network(format!("{server} answered badly: {e}")))?;
+                .map_err(|e| answered_badly(&server, &e))?;
         }
         let status = r.status();
         let err = r
@@ -150,15 +150,13 @@ fn with_token(server: &str) -> Result<()> {
     }
     let session = Session::with_token(server, token)?;
     let user: User = match session.answer(session.request(Method::GET, "/v1/user")?)? {
-        Ok(answer) => answer.json().map_err(|e| {
-            CommandError::network(format!("{server} answered something unexpected: {e}"))
-        })?,
+        Ok(answer) => answer.json().map_err(|e| session.garbled(&e))?,
         Err(refusal) if refusal.status == StatusCode::UNAUTHORIZED => {
             return Err(CommandError::user(format!(
                 "{server} refused that token (revoked, expired or mistyped)"
             ))
             .hint("nothing was stored")
-            .code("unauthorized"));
+            .code(ErrorCode::Unauthorized.as_str()));
         }
         Err(refusal) => return Err(session.refusal(refusal)),
     };
@@ -185,12 +183,12 @@ fn remember(server: &str, token: &str, mut host: Host) -> Result<()> {
     hosts.default = Some(server.to_owned());
     hosts.save(&dir)?;
     if store == credstore::FILE {
-        eprintln!(
+        errln!(
             "No OS keyring answered; the credential is in {}.",
             credstore::describe(&dir, store)
         );
     }
-    println!("Logged in to {server} as {login}");
+    outln!("Logged in to {server} as {login}")?;
     Ok(())
 }
 
@@ -222,4 +220,9 @@ fn open_browser(url: &str) {
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn();
+}
+
+/// A device-flow answer that is not what the flow promises.
+fn answered_badly(server: &str, e: &reqwest::Error) -> CommandError {
+    CommandError::network(format!("{server} answered badly")).because(e)
 }

@@ -7,6 +7,7 @@ use crate::client::Session;
 use crate::config::Hosts;
 use crate::credstore;
 use crate::error::{CommandError, Result};
+use crate::terminal::{errln, outln};
 
 /// Revoke this machine's credential on the server, then forget it
 #[derive(Debug, clap::Args)]
@@ -31,7 +32,10 @@ pub fn run(global: &Global, _: &Args) -> Result<()> {
             Ok(_) => {}
             // Already revoked elsewhere: forgetting it is all that is left to do.
             Err(e) if e.kind == crate::error::Kind::User => {
-                eprintln!("svc: the server no longer knew this credential ({e})")
+                errln!(
+                    "svc: the server no longer knew this credential ({})",
+                    e.message
+                )
             }
             Err(e) => return Err(e.hint("nothing was forgotten; try again")),
         }
@@ -43,15 +47,16 @@ pub fn run(global: &Global, _: &Args) -> Result<()> {
     }
     hosts.save(&session.config_dir)?;
     if host.credential_id.is_empty() {
-        println!(
+        outln!(
             "Logged out of {} (the token given with --with-token is forgotten here but not revoked: svc credential revoke does that)",
             session.server
-        );
+        )?;
     } else {
-        println!(
+        outln!(
             "Logged out of {} ({} revoked)",
-            session.server, host.credential_name
-        );
+            session.server,
+            host.credential_name
+        )?;
     }
     Ok(())
 }

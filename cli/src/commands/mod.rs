@@ -23,6 +23,7 @@ use clap::{Parser, Subcommand};
 use serde::Serialize;
 
 use crate::error::{CommandError, Result};
+use crate::terminal::outln;
 
 /// svc: host, follow and collaborate on monorepos.
 #[derive(Debug, Parser)]
@@ -97,7 +98,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Meta(cmd) => meta::run(g, cmd),
         Command::Daemon(cmd) => daemon::run(g, cmd),
         Command::Worktree(cmd) => worktree::run(g, cmd),
-        Command::Completions(args) => completions::run(&args, &mut std::io::stdout().lock()),
+        Command::Completions(args) => completions::run(&args),
     }
 }
 
@@ -109,12 +110,12 @@ pub fn print<T: Serialize>(
 ) -> Result<()> {
     if global.json {
         let text = serde_json::to_string_pretty(value)
-            .map_err(|e| CommandError::internal(e.to_string()))?;
-        println!("{text}");
+            .map_err(|e| CommandError::internal("cannot encode the answer as JSON").because(&e))?;
+        outln!("{text}")?;
     } else {
         let text = human();
         if !text.is_empty() {
-            println!("{}", text.trim_end());
+            outln!("{}", text.trim_end())?;
         }
     }
     Ok(())

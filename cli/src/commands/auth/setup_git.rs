@@ -5,6 +5,7 @@ use std::process::Command;
 use crate::client::Session;
 use crate::commands::Global;
 use crate::error::{CommandError, Result};
+use crate::terminal::outln;
 
 /// Make git ask svc for credentials for this server (and only this server)
 #[derive(Debug, clap::Args)]
@@ -31,7 +32,7 @@ pub fn configure(git: &mut dyn FnMut() -> Command, server: &str, scope: &str) ->
         let out = git()
             .args(&args)
             .output()
-            .map_err(|e| CommandError::user(format!("cannot run git: {e}")))?;
+            .map_err(|e| CommandError::user("cannot run git").because(&e))?;
         if !out.status.success() {
             return Err(CommandError::user(format!(
                 "git config failed: {}",
@@ -45,6 +46,6 @@ pub fn configure(git: &mut dyn FnMut() -> Command, server: &str, scope: &str) ->
 pub fn run(global: &Global, _: &Args) -> Result<()> {
     let session = Session::open(global.server.as_deref())?;
     configure(&mut || Command::new("git"), &session.server, "--global")?;
-    println!("git now asks svc for credentials for {}", session.server);
+    outln!("git now asks svc for credentials for {}", session.server)?;
     Ok(())
 }

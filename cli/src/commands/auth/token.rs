@@ -3,6 +3,7 @@
 use crate::client::Session;
 use crate::commands::Global;
 use crate::error::Result;
+use crate::terminal::outln;
 
 /// Print this machine's credential for the server (for scripts)
 #[derive(Debug, clap::Args)]
@@ -10,6 +11,6 @@ pub struct Args {}
 
 pub fn run(global: &Global, _: &Args) -> Result<()> {
     let session = Session::open(global.server.as_deref())?;
-    println!("{}", session.token()?);
+    outln!("{}", session.token()?)?;
     Ok(())
 }

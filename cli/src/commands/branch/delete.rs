@@ -5,6 +5,7 @@ use reqwest::Method;
 use crate::commands::Global;
 use crate::error::Result;
 use crate::target::{self, RepoArgs};
+use crate::terminal::outln;
 
 /// Delete a branch on the server (never main)
 #[derive(Debug, clap::Args)]
@@ -19,6 +20,6 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
     let target = target::resolve(global, &args.repo)?;
     let session = &target.session;
     session.send(session.request(Method::DELETE, &target.branch_path(&args.branch))?)?;
-    println!("Deleted branch {}", args.branch);
+    outln!("Deleted branch {}", args.branch)?;
     Ok(())
 }

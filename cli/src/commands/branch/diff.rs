@@ -11,7 +11,7 @@ use super::stat;
 use crate::commands::{Global, print};
 use crate::error::{CommandError, Result};
 use crate::target::{self, RepoArgs, Target};
-use crate::terminal::{ColorWhen, Output, reader_left};
+use crate::terminal::{ColorWhen, Output, errln, stdout_failed};
 use crate::workdir;
 
 /// A big diff streams for longer than the client's usual 60 seconds.
@@ -54,10 +54,8 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
             &Palette::new(args.color.enabled()),
         );
         let mut out = Output::open(!args.no_pager);
-        return match out.write_all(text.as_bytes()) {
-            Err(e) if !reader_left(&e) => Err(e.into()),
-            _ => out.finish(),
-        };
+        out.write_all(text.as_bytes()).map_err(stdout_failed)?;
+        return out.finish();
     }
     stream(&target, &path, args)
 }
@@ -71,16 +69,14 @@ fn stream(target: &Target, path: &str, args: &Args) -> Result<()> {
     let response = session.send(request)?;
     let palette = Palette::new(args.color.enabled());
     let mut out = Output::open(!args.no_pager);
-    let garbled = |e: &dyn std::fmt::Display| {
-        CommandError::network(format!(
-            "{} answered something unexpected: {e}",
-            session.server
-        ))
+    let garbled = |e: &serde_json::Error| {
+        CommandError::network(format!("{} answered something unexpected", session.server))
+            .because(e)
     };
     let mut shown = 0u64;
     for line in BufReader::new(response).lines() {
         let line = line.map_err(|e| {
-            CommandError::network(format!("the diff from {} broke off: {e}", session.server))
+            CommandError::network(format!("the diff from {} broke off", session.server)).because(&e)
         })?;
         if line.trim().is_empty() {
             continue;
@@ -94,7 +90,7 @@ fn stream(target: &Target, path: &str, args: &Args) -> Result<()> {
             BranchDiffLine::End { stats, truncated } => {
                 out.finish()?;
                 if truncated {
-                    eprintln!(
+                    errln!(
                         "svc: the diff was cut short by the server's limits: {shown} of {} files shown",
                         stats.files
                     );
@@ -108,11 +104,7 @@ fn stream(target: &Target, path: &str, args: &Args) -> Result<()> {
                 )));
             }
         };
-        match written {
-            Err(e) if reader_left(&e) => return Ok(()),
-            Err(e) => return Err(e.into()),
-            Ok(()) => {}
-        }
+        written.map_err(stdout_failed)?;
     }
     Err(CommandError::network(format!(
         "the diff from {} ended before its end line",

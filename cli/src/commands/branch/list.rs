@@ -6,6 +6,7 @@ use crate::commands::{Global, print};
 use crate::error::Result;
 use crate::table::Table;
 use crate::target::{self, RepoArgs};
+use crate::terminal::errln;
 use crate::terminal::when;
 
 /// List a repo's branches: main first, then open and merged ones, newest first
@@ -80,7 +81,7 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
         text
     })?;
     if let (Some(cursor), false) = (&list.next_cursor, global.json) {
-        eprintln!("More: svc branch list --cursor {cursor}");
+        errln!("More: svc branch list --cursor {cursor}");
     }
     Ok(())
 }

@@ -1,9 +1,10 @@
 //! `svc branch merge`.
 
 use reqwest::Method;
+use svc_protocol::ErrorCode;
 use svc_protocol::branch::MergeResult;
 
-use crate::client::Refusal;
+use crate::client::{self, Refusal, Session};
 use crate::commands::{Global, checks, print};
 use crate::error::{CommandError, Result};
 use crate::target::{self, RepoArgs};
@@ -30,12 +31,7 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
     }
     let request = target.session.request(Method::POST, &path)?;
     let merged: MergeResult = match target.session.answer(request)? {
-        Ok(response) => response.json().map_err(|e| {
-            CommandError::network(format!(
-                "{} answered something unexpected: {e}",
-                target.session.server
-            ))
-        })?,
+        Ok(response) => response.json().map_err(|e| target.session.garbled(&e))?,
         Err(refusal) => return Err(explain(&name, refusal, &target.session)),
     };
     print(global, &merged, || {
@@ -50,39 +46,27 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
     })
 }
 
-/// The merge gate's refusals in words, with what to do about each.
-fn explain(branch: &str, refusal: Refusal, session: &crate::client::Session) -> CommandError {
+/// The merge gate's refusals in words; what to do about each is [`client::advice`]'s.
+fn explain(branch: &str, refusal: Refusal, session: &Session) -> CommandError {
     let Some(error) = refusal.error.as_ref() else {
         return session.refusal(refusal);
     };
-    match error.code.as_str() {
-        "checks_not_green" => {
+    let why = match ErrorCode::parse(&error.code) {
+        Some(ErrorCode::ChecksNotGreen) => {
             let why = error
                 .checks
                 .as_ref()
                 .map_or_else(|| error.message.clone(), checks::not_green);
-            CommandError::user(format!(
-                "{branch} is not merged: checks are not green ({why})"
-            ))
-            .hint(format!(
-                "see svc branch view {branch}; fix them, or pass --force to merge anyway"
-            ))
-            .code(&error.code)
+            format!("checks are not green ({why})")
         }
-        "conflicts" => {
+        Some(ErrorCode::Conflicts) => {
             let paths = error.paths.as_deref().unwrap_or_default().join(", ");
-            CommandError::user(format!(
-                "{branch} is not merged: it conflicts with main in {paths}"
-            ))
-            .hint("merge main into the branch, resolve, commit and push; --force does not help")
-            .code(&error.code)
+            format!("it conflicts with main in {paths}")
         }
-        "checks_unknown" => CommandError::user(format!(
-            "{branch} is not merged: the required checks cannot be read ({})",
-            error.message
-        ))
-        .hint("fix .svc/svc.toml on main, or pass --force to merge anyway")
-        .code(&error.code),
-        _ => session.refusal(refusal),
-    }
+        Some(ErrorCode::ChecksUnknown) => {
+            format!("the required checks cannot be read ({})", error.message)
+        }
+        _ => return session.refusal(refusal),
+    };
+    client::refused(format!("{branch} is not merged: {why}"), &error.code)
 }

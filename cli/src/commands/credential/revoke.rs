@@ -5,6 +5,7 @@ use reqwest::Method;
 use crate::client::Session;
 use crate::commands::Global;
 use crate::error::Result;
+use crate::terminal::outln;
 
 /// Revoke a credential; it stops working at once
 #[derive(Debug, clap::Args)]
@@ -16,6 +17,6 @@ pub struct Args {
 pub fn run(global: &Global, args: &Args) -> Result<()> {
     let session = Session::open(global.server.as_deref())?;
     session.send(session.request(Method::DELETE, &format!("/v1/user/credentials/{}", args.id))?)?;
-    println!("Revoked {}", args.id);
+    outln!("Revoked {}", args.id)?;
     Ok(())
 }

@@ -6,6 +6,7 @@ use std::process::Command;
 
 use crate::config::write_atomic;
 use crate::error::{CommandError, Result};
+use crate::terminal::{errln, outln};
 
 /// Run the daemon at login: a systemd user unit (a launchd agent on macOS)
 ///
@@ -30,7 +31,7 @@ fn manage(program: &str, args: &[&str]) -> bool {
     match Command::new(program).args(args).output() {
         Ok(out) if out.status.success() => true,
         Ok(out) => {
-            eprintln!(
+            errln!(
                 "{program} {}: {}",
                 args.join(" "),
                 String::from_utf8_lossy(&out.stderr).trim()
@@ -61,11 +62,11 @@ pub fn run(args: &Args) -> Result<()> {
             xml_escape(&exe)
         );
         write_atomic(&path, plist.as_bytes(), false)?;
-        println!("Wrote {}", path.display());
+        outln!("Wrote {}", path.display())?;
         if !args.no_enable && manage("launchctl", &["load", "-w", &path.display().to_string()]) {
-            println!("The svc daemon now runs at login");
+            outln!("The svc daemon now runs at login")?;
         } else {
-            println!("Load it with: launchctl load -w {}", path.display());
+            outln!("Load it with: launchctl load -w {}", path.display())?;
         }
         return Ok(());
     }
@@ -75,7 +76,7 @@ pub fn run(args: &Args) -> Result<()> {
         exe.replace('\\', "\\\\").replace('"', "\\\"")
     );
     write_atomic(&path, unit.as_bytes(), false)?;
-    println!("Wrote {}", path.display());
+    outln!("Wrote {}", path.display())?;
     if !args.no_enable
         && manage("systemctl", &["--user", "daemon-reload"])
         && manage(
@@ -83,11 +84,11 @@ pub fn run(args: &Args) -> Result<()> {
             &["--user", "enable", "--now", "svc-daemon.service"],
         )
     {
-        println!("The svc daemon now runs with your session");
+        outln!("The svc daemon now runs with your session")?;
     } else {
-        println!(
+        outln!(
             "Enable it with: systemctl --user daemon-reload && systemctl --user enable --now svc-daemon.service"
-        );
+        )?;
     }
     Ok(())
 }

@@ -77,14 +77,15 @@ pub fn ask(request: &Request) -> Result<Option<Reply>> {
         return Ok(None);
     };
     stream.set_read_timeout(Some(Duration::from_secs(10)))?;
-    let mut line =
-        serde_json::to_string(request).map_err(|e| CommandError::internal(e.to_string()))?;
+    let mut line = serde_json::to_string(request)
+        .map_err(|e| CommandError::internal("cannot encode the request").because(&e))?;
     line.push('\n');
     stream.write_all(line.as_bytes())?;
     let mut answer = String::new();
     BufReader::new(stream).read_line(&mut answer)?;
     let reply: Reply = serde_json::from_str(&answer).map_err(|e| {
-        CommandError::internal(format!("the daemon answered something unexpected: {e}"))
+        CommandError::internal("the daemon answered something unexpected")
+            .because(&e)
             .hint("restart it: svc daemon stop; svc daemon start")
     })?;
     match reply {

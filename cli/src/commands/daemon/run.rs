@@ -17,7 +17,8 @@ pub fn run(_: &Args) -> Result<()> {
     let config_dir = config_dir()?;
     let data_dir = super::data_dir()?;
     let machine = super::machine_name()?;
-    svc_daemon::init_logging(&data_dir).map_err(|e| CommandError::internal(e.to_string()))?;
+    svc_daemon::init_logging(&data_dir)
+        .map_err(|e| CommandError::internal(e.to_string()).because(&e))?;
     let token_dir = config_dir.clone();
     let token: svc_daemon::TokenSource = Arc::new(move |server: &str| {
         if let Some(token) = std::env::var("SVC_TOKEN").ok().filter(|t| !t.is_empty()) {
@@ -45,7 +46,8 @@ pub fn run(_: &Args) -> Result<()> {
         svc_daemon::DaemonError::AlreadyRunning(..) => {
             CommandError::user(e.to_string()).hint("see it with svc daemon status")
         }
-        e => CommandError::internal(e.to_string()),
+        // The message says the error; `because` adds what lies under it, if anything.
+        e => CommandError::internal(e.to_string()).because(&e),
     })
 }
 

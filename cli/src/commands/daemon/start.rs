@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 use svc_protocol::daemon::{DAEMON_PROTOCOL, Reply, Request};
 
 use crate::error::{CommandError, Result};
+use crate::terminal::outln;
 
 /// Start the daemon in the background (does nothing if it runs)
 #[derive(Debug, clap::Args)]
@@ -24,7 +25,7 @@ fn running() -> Result<Option<u32>> {
 
 pub fn run(_: &Args) -> Result<()> {
     if let Some(pid) = running()? {
-        println!("The svc daemon is already running (pid {pid})");
+        outln!("The svc daemon is already running (pid {pid})")?;
         return Ok(());
     }
     let exe = std::env::current_exe()?;
@@ -43,11 +44,11 @@ pub fn run(_: &Args) -> Result<()> {
     }
     let mut child = command
         .spawn()
-        .map_err(|e| CommandError::internal(format!("cannot start the daemon: {e}")))?;
+        .map_err(|e| CommandError::internal("cannot start the daemon").because(&e))?;
     let deadline = Instant::now() + Duration::from_secs(10);
     while Instant::now() < deadline {
         if let Some(pid) = running()? {
-            println!("Started the svc daemon (pid {pid})");
+            outln!("Started the svc daemon (pid {pid})")?;
             return Ok(());
         }
         if let Some(status) = child.try_wait()? {

@@ -5,6 +5,7 @@ use std::time::{Duration, Instant};
 use svc_protocol::daemon::{DAEMON_PROTOCOL, Request};
 
 use crate::error::{CommandError, Result};
+use crate::terminal::outln;
 
 /// Stop the daemon and wait until it is gone
 #[derive(Debug, clap::Args)]
@@ -16,7 +17,7 @@ pub fn run(_: &Args) -> Result<()> {
     })?
     .is_none()
     {
-        println!("The svc daemon is not running");
+        outln!("The svc daemon is not running")?;
         return Ok(());
     }
     // Gone when its lock can be taken.
@@ -25,7 +26,7 @@ pub fn run(_: &Args) -> Result<()> {
     while Instant::now() < deadline {
         let free = std::fs::File::open(&lock).map_or(true, |f| f.try_lock().is_ok());
         if free {
-            println!("Stopped the svc daemon");
+            outln!("Stopped the svc daemon")?;
             return Ok(());
         }
         std::thread::sleep(Duration::from_millis(50));

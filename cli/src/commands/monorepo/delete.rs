@@ -5,6 +5,7 @@ use reqwest::Method;
 use crate::client::{Session, split_full_name};
 use crate::commands::Global;
 use crate::error::{CommandError, Result};
+use crate::terminal::outln;
 
 /// Delete a monorepo with all its repos and records, for good
 #[derive(Debug, clap::Args)]
@@ -29,6 +30,6 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
         args.confirm.to_ascii_lowercase()
     );
     session.send(session.request(Method::DELETE, &path)?)?;
-    println!("Deleted {}", args.monorepo);
+    outln!("Deleted {}", args.monorepo)?;
     Ok(())
 }

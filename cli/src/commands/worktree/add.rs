@@ -13,6 +13,7 @@ use crate::client::Session;
 use crate::commands::Global;
 use crate::config::{Clones, config_dir};
 use crate::error::{CommandError, Result};
+use crate::terminal::errln;
 
 /// Make a worktree for a branch of a repo (the branch is made from main when new)
 #[derive(Debug, clap::Args)]
@@ -70,8 +71,7 @@ fn clone_here(clones: &Clones) -> Result<(PathBuf, crate::config::Clone)> {
 
 fn new_id() -> Result<String> {
     let mut bytes = [0u8; 4];
-    getrandom::fill(&mut bytes)
-        .map_err(|e| CommandError::internal(format!("no randomness: {e}")))?;
+    getrandom::fill(&mut bytes).map_err(|e| CommandError::internal("no randomness").because(&e))?;
     Ok(format!("wt-{}", hex(&bytes)))
 }
 
@@ -222,7 +222,7 @@ fn configure_trailers(main: &Path, path: &Path, id: &str, machine: &str) -> Resu
     match std::fs::read_to_string(&hook) {
         Ok(text) if text.contains("svc: commit trailers") => return Ok(()),
         Ok(_) => {
-            eprintln!(
+            errln!(
                 "svc: {} exists and is not svc's: commits will not get Svc-Worktree trailers",
                 hook.display()
             );

@@ -49,7 +49,11 @@ pub fn git(dir: &Path, args: &[&str]) -> Result<String> {
         .args(args)
         .env("GIT_TERMINAL_PROMPT", "0")
         .output()
-        .map_err(|e| CommandError::user(format!("cannot run git: {e}")).hint("install git"))?;
+        .map_err(|e| {
+            CommandError::user("cannot run git")
+                .because(&e)
+                .hint("install git")
+        })?;
     if !out.status.success() {
         return Err(CommandError::user(format!(
             "git {} failed: {}",

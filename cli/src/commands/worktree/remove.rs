@@ -7,6 +7,7 @@ use super::git;
 use crate::client::Session;
 use crate::commands::Global;
 use crate::error::{CommandError, Result};
+use crate::terminal::outln;
 
 /// Remove a worktree (by id or path) and its report on the server
 #[derive(Debug, clap::Args)]
@@ -57,6 +58,6 @@ pub fn run(_: &Global, args: &Args) -> Result<()> {
     registry.worktrees.remove(&id);
     super::save(&registry)?;
     crate::commands::daemon::nudge();
-    println!("Removed worktree {id} ({})", worktree.path);
+    outln!("Removed worktree {id} ({})", worktree.path)?;
     Ok(())
 }
