@@ -17,6 +17,7 @@ pub mod login_rule;
 pub mod names;
 pub mod needs;
 pub mod oidc;
+pub mod paths;
 pub mod presence;
 pub mod routes;
 pub mod socket_gate;
