@@ -157,3 +157,36 @@ impl<S: Send + Sync> FromRequestParts<S> for Upgrade {
             .map_err(|e| ApiError::bad_request(ErrorCode::BadUpgrade, e.body_text()))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    #[derive(serde::Deserialize)]
+    struct Flagged {
+        #[serde(default, deserialize_with = "super::flag")]
+        force: bool,
+    }
+
+    fn force(query: &str) -> bool {
+        let uri = format!("/merge?{query}").parse().unwrap();
+        let axum::extract::Query(q) = axum::extract::Query::<Flagged>::try_from_uri(&uri).unwrap();
+        q.force
+    }
+
+    #[test]
+    fn a_flag_is_on_for_1_and_true_only() {
+        assert!(force("force=1"));
+        assert!(force("force=true"));
+        for off in [
+            "",
+            "force=0",
+            "force=false",
+            "force=",
+            "force=yes",
+            "other=1",
+        ] {
+            assert!(!force(off), "{off}");
+        }
+    }
+}
