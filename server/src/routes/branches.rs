@@ -424,22 +424,20 @@ pub async fn delete(
     let repo = {
         let mut conn = state.store.read().await?;
         let (_, repo) = path.resolve(conn.h(), &caller, Need::Write).await?;
-        if path.branch == repo.default_branch {
+        let branch = &path.branch;
+        if *branch == repo.default_branch {
             return Err(ApiError::new(
                 StatusCode::UNPROCESSABLE_ENTITY,
                 ErrorCode::DefaultBranch,
-                format!(
-                    "{} is the default branch and cannot be deleted",
-                    path.branch
-                ),
+                format!("{branch} is the default branch and cannot be deleted"),
             ));
         }
         path.live(conn.h(), &repo).await?;
         repo
     };
     let dir = storage::repo_dir(&state.config.data_dir, &repo.id);
-    let full = format!("refs/heads/{}", path.branch);
     let branch = path.branch;
+    let full = format!("refs/heads/{branch}");
     let gone = tokio::task::spawn_blocking(move || {
         let git = Repo::open(&dir)?;
         let heads = git.branch_heads()?;
