@@ -83,6 +83,14 @@ pub struct Query<T>(pub T);
 #[from_request(via(axum::extract::Path), rejection(ApiError))]
 pub struct Path<T>(pub T);
 
+/// A query flag such as `force=1`: `1` or `true` turn it on; `0`, `false`, an absent flag
+/// and any other value leave it off. Use with `#[serde(default, deserialize_with =
+/// "crate::extract::flag")]`.
+pub fn flag<'de, D: serde::Deserializer<'de>>(value: D) -> Result<bool, D::Error> {
+    let value = <String as serde::Deserialize>::deserialize(value)?;
+    Ok(matches!(value.as_str(), "1" | "true"))
+}
+
 /// A list's `limit`: `default` when absent, else 1 to `max`; anything else answers 400.
 pub fn page_limit(given: Option<i64>, default: i64, max: i64) -> Result<i64, ApiError> {
     let limit = given.unwrap_or(default);
@@ -147,5 +155,38 @@ impl<S: Send + Sync> FromRequestParts<S> for Upgrade {
             .await
             .map(|ws| Upgrade(Some(ws)))
             .map_err(|e| ApiError::bad_request(ErrorCode::BadUpgrade, e.body_text()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    #[derive(serde::Deserialize)]
+    struct Flagged {
+        #[serde(default, deserialize_with = "super::flag")]
+        force: bool,
+    }
+
+    fn force(query: &str) -> bool {
+        let uri = format!("/merge?{query}").parse().unwrap();
+        let axum::extract::Query(q) = axum::extract::Query::<Flagged>::try_from_uri(&uri).unwrap();
+        q.force
+    }
+
+    #[test]
+    fn a_flag_is_on_for_1_and_true_only() {
+        assert!(force("force=1"));
+        assert!(force("force=true"));
+        for off in [
+            "",
+            "force=0",
+            "force=false",
+            "force=",
+            "force=yes",
+            "other=1",
+        ] {
+            assert!(!force(off), "{off}");
+        }
     }
 }

@@ -19,6 +19,7 @@ pub mod middleware;
 pub mod names;
 pub mod needs;
 pub mod oidc;
+pub mod paths;
 pub mod presence;
 pub mod router;
 pub mod routes;

@@ -9,22 +9,19 @@ use svc_protocol::branch::{
     Branch, BranchCommits, BranchList, Checks, CreateBranch, Mergeable, UpdateBranch,
 };
 
-use super::repos::resolve;
 use crate::auth::Caller;
 use crate::authz::{Access, Need};
 use crate::checks::checks_of;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Agent, Json, Path, Query, page_limit};
+use crate::facts;
 use crate::git::record::{self, Actor, Seed};
 use crate::git::{branch_name, merge};
+use crate::paths::{BranchPath, RepoPath, live_branch};
 use crate::state::AppState;
 use crate::store::branches::{self, After, BranchRow};
 use crate::store::repos::RepoRow;
 use crate::store::{H, now_ms, time_of};
-use crate::{facts, suggest};
-
-/// `{r}/branches/{branch}` path parameters.
-pub type BranchPath = Path<(String, String, String, String)>;
 
 const LIST_DEFAULT: i64 = 30;
 const LIST_MAX: i64 = 100;
@@ -122,12 +119,12 @@ fn parse_cursor(cursor: &str) -> ApiResult<After> {
 /// Newest first (an open branch by last push, a merged one by merge time; ties by
 /// name), from stored facts; at most 25 stale rows are computed before answering.
 #[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches", tag = "branches",
-    params(("owner" = String, Path), ("monorepo" = String, Path), ("repo" = String, Path), ListQuery),
+    params(RepoPath, ListQuery),
     responses((status = 200, body = BranchList), (status = 400, body = ApiErrorBody), (status = 404, body = ApiErrorBody)))]
 pub async fn list(
     State(state): State<AppState>,
     caller: Caller,
-    Path((owner, name, repo)): Path<(String, String, String)>,
+    Path(path): Path<RepoPath>,
     Query(q): Query<ListQuery>,
 ) -> ApiResult<Json<BranchList>> {
     let states: Vec<&str> = q
@@ -149,7 +146,7 @@ pub async fn list(
     let limit = page_limit(q.limit, LIST_DEFAULT, LIST_MAX)?;
     let after = q.cursor.as_deref().map(parse_cursor).transpose()?;
     let mut conn = state.store.read().await?;
-    let (access, repo) = resolve(conn.h(), &caller, (&owner, &name, &repo), Need::Read).await?;
+    let (access, repo) = path.resolve(conn.h(), &caller, Need::Read).await?;
     let mut rows = branches::page(conn.h(), &repo.id, &states, after.as_ref(), limit + 1).await?;
     let more = rows.len() > usize::try_from(limit).unwrap_or(usize::MAX);
     rows.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
@@ -188,48 +185,28 @@ pub async fn list(
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 pub struct GetQuery {
     /// `1`: compute the facts now if they are stale.
-    fresh: Option<String>,
-}
-
-/// A stored branch that git still has (open or merged); the default branch is not one.
-pub async fn live_branch(mut h: H<'_>, repo: &RepoRow, name: &str) -> ApiResult<BranchRow> {
-    match branches::get(h.reborrow(), &repo.id, name)
-        .await?
-        .filter(|b| b.state != "deleted" && b.name != repo.default_branch)
-    {
-        Some(row) => Ok(row),
-        None => Err(branch_not_found(h, repo, name).await?),
-    }
-}
-
-/// 404 for a branch the repo lacks, suggesting its live branches with near names.
-pub async fn branch_not_found(h: H<'_>, repo: &RepoRow, name: &str) -> ApiResult<ApiError> {
-    let rows = branches::live(h, &repo.id).await?;
-    let visible = rows
-        .iter()
-        .filter(|b| b.name != repo.default_branch)
-        .map(|b| b.name.as_str());
-    Ok(suggest::not_found("branch", "", name, visible))
+    #[serde(default, deserialize_with = "crate::extract::flag")]
+    #[param(value_type = Option<String>)]
+    fresh: bool,
 }
 
 /// One branch as in the list; facts are computed when stale for over 30 s, or with
 /// `fresh=1`.
 #[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}", tag = "branches",
-    params(("owner" = String, Path), ("monorepo" = String, Path), ("repo" = String, Path), ("branch" = String, Path), GetQuery),
+    params(BranchPath, GetQuery),
     responses((status = 200, body = Branch), (status = 404, body = ApiErrorBody)))]
 pub async fn get(
     State(state): State<AppState>,
     caller: Caller,
-    Path((owner, name, repo, branch)): BranchPath,
+    Path(path): Path<BranchPath>,
     Query(q): Query<GetQuery>,
 ) -> ApiResult<Json<Branch>> {
     let mut conn = state.store.read().await?;
-    let (access, repo) = resolve(conn.h(), &caller, (&owner, &name, &repo), Need::Read).await?;
-    let mut row = live_branch(conn.h(), &repo, &branch).await?;
-    let asked = matches!(q.fresh.as_deref(), Some("1" | "true"));
+    let (access, repo) = path.resolve(conn.h(), &caller, Need::Read).await?;
+    let mut row = path.live(conn.h(), &repo).await?;
     let stale_since = row.pushed_at.max(repo.default_head_at);
     if !facts::fresh(&row, repo.default_head.as_deref())
-        && (asked || now_ms() - stale_since > STALE_RECOMPUTE_MS)
+        && (q.fresh || now_ms() - stale_since > STALE_RECOMPUTE_MS)
     {
         drop(conn);
         state
@@ -238,7 +215,7 @@ pub async fn get(
             .await
             .map_err(ApiError::internal)?;
         conn = state.store.read().await?;
-        row = live_branch(conn.h(), &repo, &branch).await?;
+        row = path.live(conn.h(), &repo).await?;
     }
     let mut items = views(conn.h(), &state, &access, &repo, &[row]).await?;
     items
@@ -267,14 +244,14 @@ fn check_text(title: Option<&str>, description: Option<&str>) -> ApiResult<()> {
 /// is its author. Facts follow (`stale: true` until then).
 #[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches", tag = "branches",
     request_body = CreateBranch,
-    params(("owner" = String, Path), ("monorepo" = String, Path), ("repo" = String, Path)),
+    params(RepoPath),
     responses((status = 201, body = Branch), (status = 400, body = ApiErrorBody), (status = 404, body = ApiErrorBody),
         (status = 409, body = ApiErrorBody, description = "branch_exists: the branch, or one that clashes with it (`a` and `a/b`), exists")))]
 pub async fn create(
     State(state): State<AppState>,
     caller: Caller,
     Agent(agent): Agent,
-    Path((owner, name, repo)): Path<(String, String, String)>,
+    Path(path): Path<RepoPath>,
     Json(body): Json<CreateBranch>,
 ) -> ApiResult<(StatusCode, Json<Branch>)> {
     check_text(body.title.as_deref(), body.description.as_deref())?;
@@ -288,8 +265,7 @@ pub async fn create(
     let full = format!("refs/heads/{branch}");
     let (access, repo, from) = {
         let mut conn = state.store.read().await?;
-        let (access, repo) =
-            resolve(conn.h(), &caller, (&owner, &name, &repo), Need::Write).await?;
+        let (access, repo) = path.resolve(conn.h(), &caller, Need::Write).await?;
         if branch == repo.default_branch {
             return Err(ApiError::conflict(
                 ErrorCode::BranchExists,
@@ -363,18 +339,18 @@ pub async fn create(
 /// Sets the title and description (the merge commit's message); `null` clears.
 #[utoipa::path(patch, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}", tag = "branches",
     request_body = UpdateBranch,
-    params(("owner" = String, Path), ("monorepo" = String, Path), ("repo" = String, Path), ("branch" = String, Path)),
+    params(BranchPath),
     responses((status = 200, body = Branch), (status = 400, body = ApiErrorBody), (status = 404, body = ApiErrorBody)))]
 pub async fn update(
     State(state): State<AppState>,
     caller: Caller,
     Agent(agent): Agent,
-    Path((owner, name, repo, branch)): BranchPath,
+    Path(path): Path<BranchPath>,
     Json(body): Json<UpdateBranch>,
 ) -> ApiResult<Json<Branch>> {
     let mut tx = state.store.begin().await?;
-    let (access, repo) = resolve(tx.h(), &caller, (&owner, &name, &repo), Need::Write).await?;
-    let row = live_branch(tx.h(), &repo, &branch).await?;
+    let (access, repo) = path.resolve(tx.h(), &caller, Need::Write).await?;
+    let row = path.live(tx.h(), &repo).await?;
     let title = body.title.unwrap_or(row.title.clone());
     let description = body.description.unwrap_or(row.description.clone());
     check_text(title.as_deref(), description.as_deref())?;
@@ -386,7 +362,7 @@ pub async fn update(
         description.as_deref(),
     )
     .await?;
-    let row = live_branch(tx.h(), &repo, &branch).await?;
+    let row = path.live(tx.h(), &repo).await?;
     let actor = Actor {
         login: Some(caller.login.clone()),
         agent,
@@ -402,29 +378,31 @@ pub async fn update(
 
 /// Deletes the branch's ref (not the default branch's); `branch.deleted` follows.
 #[utoipa::path(delete, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}", tag = "branches",
-    params(("owner" = String, Path), ("monorepo" = String, Path), ("repo" = String, Path), ("branch" = String, Path)),
+    params(BranchPath),
     responses((status = 204), (status = 404, body = ApiErrorBody),
         (status = 422, body = ApiErrorBody, description = "default_branch")))]
 pub async fn delete(
     State(state): State<AppState>,
     caller: Caller,
     Agent(agent): Agent,
-    Path((owner, name, repo, branch)): BranchPath,
+    Path(path): Path<BranchPath>,
 ) -> ApiResult<StatusCode> {
     let repo = {
         let mut conn = state.store.read().await?;
-        let (_, repo) = resolve(conn.h(), &caller, (&owner, &name, &repo), Need::Write).await?;
-        if branch == repo.default_branch {
+        let (_, repo) = path.resolve(conn.h(), &caller, Need::Write).await?;
+        let branch = &path.branch;
+        if *branch == repo.default_branch {
             return Err(ApiError::new(
                 StatusCode::UNPROCESSABLE_ENTITY,
                 ErrorCode::DefaultBranch,
                 format!("{branch} is the default branch and cannot be deleted"),
             ));
         }
-        live_branch(conn.h(), &repo, &branch).await?;
+        path.live(conn.h(), &repo).await?;
         repo
     };
-    let full = format!("refs/heads/{branch}");
+    let full = format!("refs/heads/{}", path.branch);
+    let branch = path.branch;
     state
         .git(&repo, move |git| {
             let heads = git.branch_heads()?;
@@ -457,12 +435,12 @@ pub struct CommitsQuery {
 /// The branch's own commits (those `ahead` counts), newest first, each before its
 /// parents, with trailers.
 #[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/commits", tag = "branches",
-    params(("owner" = String, Path), ("monorepo" = String, Path), ("repo" = String, Path), ("branch" = String, Path), CommitsQuery),
+    params(BranchPath, CommitsQuery),
     responses((status = 200, body = BranchCommits), (status = 400, body = ApiErrorBody), (status = 404, body = ApiErrorBody)))]
 pub async fn commits(
     State(state): State<AppState>,
     caller: Caller,
-    Path((owner, name, repo, branch)): BranchPath,
+    Path(path): Path<BranchPath>,
     Query(q): Query<CommitsQuery>,
 ) -> ApiResult<Json<BranchCommits>> {
     let skip: usize = match q.cursor.as_deref() {
@@ -477,8 +455,8 @@ pub async fn commits(
     let limit = page_limit(q.limit, COMMITS_DEFAULT, COMMITS_MAX)?.unsigned_abs() as usize;
     let (repo, row) = {
         let mut conn = state.store.read().await?;
-        let (_, repo) = resolve(conn.h(), &caller, (&owner, &name, &repo), Need::Read).await?;
-        let row = live_branch(conn.h(), &repo, &branch).await?;
+        let (_, repo) = path.resolve(conn.h(), &caller, Need::Read).await?;
+        let row = path.live(conn.h(), &repo).await?;
         (repo, row)
     };
     let main = repo.default_head.clone();

@@ -8,13 +8,12 @@ use serde::Deserialize;
 use svc_protocol::ApiErrorBody;
 use svc_protocol::code::{Commit, HistoryPage, LastCommits, TreePage};
 
-use super::branches::branch_not_found;
-use super::repos::resolve;
 use crate::auth::Caller;
 use crate::authz::Need;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Path, Query, page_limit};
 use crate::git::read::{self, Repo};
+use crate::paths::{CommitPath, RepoPath, branch_not_found};
 use crate::state::AppState;
 use crate::store::repos::RepoRow;
 use crate::store::{H, branches, merges};
@@ -23,9 +22,6 @@ use crate::store::{H, branches, merges};
 const TREE_PAGE: usize = 1000;
 const HISTORY_DEFAULT: i64 = 30;
 const HISTORY_MAX: i64 = 100;
-
-/// `{r}` path parameters.
-type RepoPath = Path<(String, String, String)>;
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 pub struct CodeQuery {
@@ -70,13 +66,13 @@ async fn commit_of(mut h: H<'_>, repo: &RepoRow, git_ref: Option<&str>) -> ApiRe
 async fn with_repo<T: Send + 'static>(
     state: &AppState,
     caller: &Caller,
-    (owner, name, repo): (String, String, String),
+    path: &RepoPath,
     git_ref: Option<&str>,
     read: impl FnOnce(&Repo, ObjectId, &RepoRow) -> Result<T, read::Error> + Send + 'static,
 ) -> ApiResult<T> {
     let (row, sha) = {
         let mut conn = state.store.read().await?;
-        let (_, row) = resolve(conn.h(), caller, (&owner, &name, &repo), Need::Read).await?;
+        let (_, row) = path.resolve(conn.h(), caller, Need::Read).await?;
         let sha = commit_of(conn.h(), &row, git_ref).await?;
         (row, sha)
     };
@@ -93,19 +89,19 @@ async fn with_repo<T: Send + 'static>(
 
 /// A folder at a ref: folders first, then by name; 1,000 entries a page.
 #[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/tree", tag = "code",
-    params(("owner" = String, Path), ("monorepo" = String, Path), ("repo" = String, Path), CodeQuery),
+    params(RepoPath, CodeQuery),
     responses((status = 200, body = TreePage), (status = 404, body = ApiErrorBody)))]
 pub async fn tree(
     State(state): State<AppState>,
     caller: Caller,
-    Path(p): RepoPath,
+    Path(p): Path<RepoPath>,
     Query(q): Query<CodeQuery>,
 ) -> ApiResult<axum::Json<TreePage>> {
     let (path, cursor) = (q.path.unwrap_or_default(), q.cursor);
     let page = with_repo(
         &state,
         &caller,
-        p,
+        &p,
         q.git_ref.as_deref(),
         move |repo, commit, _| repo.tree(commit, &path, cursor.as_deref(), TREE_PAGE),
     )
@@ -115,21 +111,21 @@ pub async fn tree(
 
 /// One file's bytes at a ref; its `ETag` is the blob id.
 #[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/file", tag = "code",
-    params(("owner" = String, Path), ("monorepo" = String, Path), ("repo" = String, Path), CodeQuery),
+    params(RepoPath, CodeQuery),
     responses((status = 200, description = "the file's bytes", content_type = "application/octet-stream"),
         (status = 304, description = "If-None-Match matched"), (status = 404, body = ApiErrorBody)))]
 pub async fn file(
     State(state): State<AppState>,
     caller: Caller,
     headers: HeaderMap,
-    Path(p): RepoPath,
+    Path(p): Path<RepoPath>,
     Query(q): Query<CodeQuery>,
 ) -> ApiResult<Response> {
     let path = q.path.unwrap_or_default();
     let (blob, bytes) = with_repo(
         &state,
         &caller,
-        p,
+        &p,
         q.git_ref.as_deref(),
         move |repo, commit, _| repo.file(commit, &path),
     )
@@ -163,12 +159,12 @@ fn blob_response(headers: &HeaderMap, blob: ObjectId, bytes: Vec<u8>) -> Respons
 
 /// Commits that changed a path, newest first, first-parent, paged; capped at 10,000.
 #[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/history", tag = "code",
-    params(("owner" = String, Path), ("monorepo" = String, Path), ("repo" = String, Path), CodeQuery),
+    params(RepoPath, CodeQuery),
     responses((status = 200, body = HistoryPage), (status = 400, body = ApiErrorBody), (status = 404, body = ApiErrorBody)))]
 pub async fn history(
     State(state): State<AppState>,
     caller: Caller,
-    Path(p): RepoPath,
+    Path(p): Path<RepoPath>,
     Query(q): Query<CodeQuery>,
 ) -> ApiResult<axum::Json<HistoryPage>> {
     let limit = page_limit(q.limit, HISTORY_DEFAULT, HISTORY_MAX)?.unsigned_abs() as usize;
@@ -176,7 +172,7 @@ pub async fn history(
     let (mut page, repo_id) = with_repo(
         &state,
         &caller,
-        p,
+        &p,
         q.git_ref.as_deref(),
         move |repo, commit, row| {
             Ok((
@@ -193,12 +189,12 @@ pub async fn history(
 /// The last commit that changed each entry of a folder, in one walk. A walk that runs
 /// long answers `complete: false` with `retry_after_ms`, and goes on in the background.
 #[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/last-commits", tag = "code",
-    params(("owner" = String, Path), ("monorepo" = String, Path), ("repo" = String, Path), CodeQuery),
+    params(RepoPath, CodeQuery),
     responses((status = 200, body = LastCommits), (status = 404, body = ApiErrorBody)))]
 pub async fn last_commits(
     State(state): State<AppState>,
     caller: Caller,
-    Path(p): RepoPath,
+    Path(p): Path<RepoPath>,
     Query(q): Query<CodeQuery>,
 ) -> ApiResult<axum::Json<LastCommits>> {
     let path = q.path.unwrap_or_default();
@@ -206,7 +202,7 @@ pub async fn last_commits(
     let (mut answer, repo_id) = with_repo(
         &state,
         &caller,
-        p,
+        &p,
         q.git_ref.as_deref(),
         move |repo, commit, row| Ok((cache.answer(&row.id, repo, commit, &path)?, row.id.clone())),
     )
@@ -218,21 +214,22 @@ pub async fn last_commits(
 
 /// One commit, with its trailers.
 #[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/commits/{sha}", tag = "code",
-    params(("owner" = String, Path), ("monorepo" = String, Path), ("repo" = String, Path), ("sha" = String, Path)),
+    params(CommitPath),
     responses((status = 200, body = Commit), (status = 404, body = ApiErrorBody)))]
 pub async fn commit(
     State(state): State<AppState>,
     caller: Caller,
-    Path((owner, name, repo, sha)): Path<(String, String, String, String)>,
+    Path(path): Path<CommitPath>,
 ) -> ApiResult<axum::Json<Commit>> {
+    let sha = &path.sha;
     if !(sha.len() == 40 && sha.bytes().all(|b| b.is_ascii_hexdigit())) {
         return Err(ApiError::not_found("commit"));
     }
     let (mut commit, repo_id) = with_repo(
         &state,
         &caller,
-        (owner, name, repo),
-        Some(&sha),
+        &path.repo(),
+        Some(sha),
         |repo, commit, row| Ok((repo.commit(commit)?, row.id.clone())),
     )
     .await?;
@@ -261,21 +258,39 @@ async fn mark_merges<'a>(
     Ok(())
 }
 
+/// `/{owner}/{monorepo}/raw/{*path}` path parameters.
+#[derive(Debug, Deserialize)]
+pub struct RawMetaPath {
+    owner: String,
+    monorepo: String,
+    /// Relative to `.svc/`.
+    path: String,
+}
+
 /// `GET /{owner}/{monorepo}/raw/{*path}`: a live file of the meta layer (`.svc/<path>`).
 pub async fn raw_meta(
     State(state): State<AppState>,
     caller: Caller,
     headers: HeaderMap,
-    axum::extract::Path((owner, name, path)): axum::extract::Path<(String, String, String)>,
+    Path(p): Path<RawMetaPath>,
 ) -> ApiResult<Response> {
-    raw(
-        &state,
-        &caller,
-        &headers,
-        (owner, name, "meta".into()),
-        format!(".svc/{path}"),
-    )
-    .await
+    let meta = RepoPath {
+        owner: p.owner,
+        monorepo: p.monorepo,
+        repo: "meta".into(),
+    };
+    raw(&state, &caller, &headers, &meta, format!(".svc/{}", p.path)).await
+}
+
+/// `/{owner}/{monorepo}/projects/{project}/raw/{*path}` path parameters.
+#[derive(Debug, Deserialize)]
+pub struct RawProjectPath {
+    owner: String,
+    monorepo: String,
+    /// The repo.
+    project: String,
+    /// Relative to the repo's root.
+    path: String,
 }
 
 /// `GET /{owner}/{monorepo}/projects/{project}/raw/{*path}`: a file of a repo's main.
@@ -283,24 +298,24 @@ pub async fn raw_project(
     State(state): State<AppState>,
     caller: Caller,
     headers: HeaderMap,
-    axum::extract::Path((owner, name, project, path)): axum::extract::Path<(
-        String,
-        String,
-        String,
-        String,
-    )>,
+    Path(p): Path<RawProjectPath>,
 ) -> ApiResult<Response> {
-    raw(&state, &caller, &headers, (owner, name, project), path).await
+    let repo = RepoPath {
+        owner: p.owner,
+        monorepo: p.monorepo,
+        repo: p.project,
+    };
+    raw(&state, &caller, &headers, &repo, p.path).await
 }
 
 async fn raw(
     state: &AppState,
     caller: &Caller,
     headers: &HeaderMap,
-    p: (String, String, String),
+    repo: &RepoPath,
     path: String,
 ) -> ApiResult<Response> {
-    let (blob, bytes) = with_repo(state, caller, p, None, move |repo, commit, _| {
+    let (blob, bytes) = with_repo(state, caller, repo, None, move |repo, commit, _| {
         repo.file(commit, &path)
     })
     .await?;

@@ -12,6 +12,7 @@ use crate::accounts;
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Json, Path};
+use crate::paths::CredentialPath;
 use crate::state::AppState;
 use crate::store::{credentials, now_ms, time_of};
 
@@ -80,12 +81,12 @@ pub async fn create(
 /// Revokes one of the caller's credentials; it fails from its next request on, and its
 /// open sockets send nothing more and close with 4403.
 #[utoipa::path(delete, path = "/v1/user/credentials/{id}", tag = "credentials",
-    params(("id" = String, Path, description = "credential id")),
+    params(CredentialPath),
     responses((status = 204), (status = 401, body = ApiErrorBody), (status = 404, body = ApiErrorBody)))]
 pub async fn revoke(
     State(state): State<AppState>,
     caller: Caller,
-    Path(id): Path<String>,
+    Path(CredentialPath { id }): Path<CredentialPath>,
 ) -> ApiResult<StatusCode> {
     let mut tx = state.store.begin().await?;
     if !credentials::delete(tx.h(), &caller.user_id, &id).await? {

@@ -17,16 +17,15 @@ use svc_protocol::ApiErrorBody;
 use svc_protocol::branch::{BranchDiff, BranchDiffLine};
 use tokio::sync::mpsc;
 
-use super::branches::{BranchPath, live_branch};
-use super::repos::resolve;
 use crate::auth::Caller;
 use crate::authz::Need;
 use crate::cache::DiffKey;
 use crate::error::{ApiError, ApiResult};
-use crate::extract::Query;
+use crate::extract::{Path, Query};
 use crate::git::diff::{self, Options};
 use crate::git::read::Repo;
 use crate::git::storage;
+use crate::paths::BranchPath;
 use crate::state::AppState;
 
 /// Batches computed ahead of a slow reader.
@@ -41,9 +40,13 @@ const DEFAULT_MAX_BYTES: usize = 1024 * 1024;
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 pub struct DiffQuery {
     /// `1`: a BranchDiff with a unified patch per file (1,000 files, 2 MiB of patches).
-    patches: Option<String>,
+    #[serde(default, deserialize_with = "crate::extract::flag")]
+    #[param(value_type = Option<String>)]
+    patches: bool,
     /// With `patches=1`: `application/x-ndjson` lines (5,000 files, 32 MiB of patches).
-    stream: Option<String>,
+    #[serde(default, deserialize_with = "crate::extract::flag")]
+    #[param(value_type = Option<String>)]
+    stream: bool,
     /// Plain form: bytes of patch text at most (default 1 MiB); files past it keep their
     /// entry with `patch_omitted: budget`.
     max_bytes: Option<usize>,
@@ -55,13 +58,9 @@ pub struct DiffQuery {
     format: Option<String>,
 }
 
-fn yes(v: Option<&str>) -> bool {
-    matches!(v, Some("1" | "true"))
-}
-
 /// The three-dot diff from the merge base of main and the branch to its head.
 #[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/diff", tag = "branches",
-    params(("owner" = String, Path), ("monorepo" = String, Path), ("repo" = String, Path), ("branch" = String, Path), DiffQuery),
+    params(BranchPath, DiffQuery),
     responses((status = 200, body = BranchDiff, description = "JSON; with stream=1, application/x-ndjson BranchDiffLine lines"),
         (status = 304, description = "If-None-Match matched the two shas"), (status = 404, body = ApiErrorBody),
         (status = 409, body = ApiErrorBody, description = "no_main")))]
@@ -69,13 +68,13 @@ pub async fn diff(
     State(state): State<AppState>,
     caller: Caller,
     headers: HeaderMap,
-    crate::extract::Path((owner, name, repo, branch)): BranchPath,
+    Path(path): Path<BranchPath>,
     Query(q): Query<DiffQuery>,
 ) -> ApiResult<Response> {
     let (repo, head) = {
         let mut conn = state.store.read().await?;
-        let (_, repo) = resolve(conn.h(), &caller, (&owner, &name, &repo), Need::Read).await?;
-        let row = live_branch(conn.h(), &repo, &branch).await?;
+        let (_, repo) = path.resolve(conn.h(), &caller, Need::Read).await?;
+        let row = path.live(conn.h(), &repo).await?;
         (repo, row.head)
     };
     let Some(main) = repo.default_head.clone() else {
@@ -97,8 +96,8 @@ pub async fn diff(
         };
         Ok((id(&main)?, id(&head)?))
     };
-    let patches = yes(q.patches.as_deref());
-    if patches && yes(q.stream.as_deref()) {
+    let patches = q.patches;
+    if patches && q.stream {
         let key = (repo.id.clone(), etag.clone(), String::new());
         if let Some(bytes) = state.diff_streams.get(&key) {
             if matches {

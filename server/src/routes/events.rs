@@ -9,11 +9,12 @@ use svc_protocol::ErrorCode;
 use svc_protocol::event::Event;
 
 use crate::auth::Caller;
-use crate::authz::{self, Need};
+use crate::authz::Need;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Json, Path, Query, Upgrade, page_limit};
 use crate::live::socket;
 use crate::live::topics::Topics;
+use crate::paths::MonorepoPath;
 use crate::state::AppState;
 use crate::store::events::{self, EventRow, Window};
 use crate::views::event;
@@ -61,20 +62,20 @@ pub struct EventPage {
 /// (at most 500, else `resync`), `caught_up`, then live `event` frames; `ping` → `pong`;
 /// `hello` for presence; close 4404 when the monorepo is deleted, 4403 when access is lost.
 #[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/events", tag = "events",
-    params(("owner" = String, Path), ("monorepo" = String, Path), PullQuery),
+    params(MonorepoPath, PullQuery),
     responses((status = 200, body = EventPage), (status = 101, description = "WebSocket"),
         (status = 400, body = ApiErrorBody), (status = 404, body = ApiErrorBody),
         (status = 501, body = ApiErrorBody, description = "event_stream_on_hold")))]
 pub async fn pull(
     State(state): State<AppState>,
     caller: Caller,
-    Path((owner, name)): Path<(String, String)>,
+    Path(path): Path<MonorepoPath>,
     Query(q): Query<PullQuery>,
     Upgrade(upgrade): Upgrade,
 ) -> ApiResult<Response> {
     let access = {
         let mut conn = state.store.read().await?;
-        authz::monorepo(conn.h(), &caller, &owner, &name, Need::Read).await?
+        path.access(conn.h(), &caller, Need::Read).await?
     };
     if !state.config.event_stream {
         return Err(ApiError::new(

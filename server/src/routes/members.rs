@@ -13,6 +13,7 @@ use crate::auth::Caller;
 use crate::authz::{self, Need};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Json, Path};
+use crate::paths::{InvitePath, MemberPath, MonorepoPath};
 use crate::state::AppState;
 use crate::store::monorepos::{self, InviteRow};
 use crate::store::{H, now_ms, time_of, users};
@@ -20,15 +21,15 @@ use crate::views;
 
 /// Everyone who can open the monorepo, by login.
 #[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/members", tag = "members",
-    params(("owner" = String, Path), ("monorepo" = String, Path)),
+    params(MonorepoPath),
     responses((status = 200, body = MemberList), (status = 404, body = ApiErrorBody)))]
 pub async fn list(
     State(state): State<AppState>,
     caller: Caller,
-    Path((owner, name)): Path<(String, String)>,
+    Path(path): Path<MonorepoPath>,
 ) -> ApiResult<Json<MemberList>> {
     let mut conn = state.store.read().await?;
-    let access = authz::monorepo(conn.h(), &caller, &owner, &name, Need::Read).await?;
+    let access = path.access(conn.h(), &caller, Need::Read).await?;
     let rows = monorepos::members(conn.h(), &access.monorepo.id).await?;
     Ok(Json(MemberList {
         items: rows.iter().map(views::member).collect(),
@@ -38,19 +39,19 @@ pub async fn list(
 
 /// Adds someone or changes their role (owners). 409 `last_owner` when no owner would be left.
 #[utoipa::path(put, path = "/v1/monorepos/{owner}/{monorepo}/members/{login}", tag = "members", request_body = PutMember,
-    params(("owner" = String, Path), ("monorepo" = String, Path), ("login" = String, Path)),
+    params(MemberPath),
     responses((status = 200, body = svc_protocol::monorepo::Member), (status = 403, body = ApiErrorBody),
         (status = 404, body = ApiErrorBody), (status = 409, body = ApiErrorBody, description = "last_owner")))]
 pub async fn put(
     State(state): State<AppState>,
     caller: Caller,
-    Path((owner, name, login)): Path<(String, String, String)>,
+    Path(path): Path<MemberPath>,
     Json(body): Json<PutMember>,
 ) -> ApiResult<Response> {
     let mut tx = state.store.begin().await?;
-    let access = authz::monorepo(tx.h(), &caller, &owner, &name, Need::Own).await?;
+    let access = path.access(tx.h(), &caller, Need::Own).await?;
     let id = &access.monorepo.id;
-    let user = users::by_login(tx.h(), &login.to_ascii_lowercase())
+    let user = users::by_login(tx.h(), &path.login.to_ascii_lowercase())
         .await?
         .ok_or_else(|| ApiError::not_found("user"))?;
     let current = authz::role_of(tx.h(), id, &user.id).await?;
@@ -73,22 +74,22 @@ pub async fn put(
 
 /// Removes someone's own row (owners, or anyone leaving). 409 `last_owner` for the last owner.
 #[utoipa::path(delete, path = "/v1/monorepos/{owner}/{monorepo}/members/{login}", tag = "members",
-    params(("owner" = String, Path), ("monorepo" = String, Path), ("login" = String, Path)),
+    params(MemberPath),
     responses((status = 204), (status = 403, body = ApiErrorBody), (status = 404, body = ApiErrorBody),
         (status = 409, body = ApiErrorBody, description = "last_owner")))]
 pub async fn remove(
     State(state): State<AppState>,
     caller: Caller,
-    Path((owner, name, login)): Path<(String, String, String)>,
+    Path(path): Path<MemberPath>,
 ) -> ApiResult<StatusCode> {
-    let login = login.to_ascii_lowercase();
+    let login = path.login.to_ascii_lowercase();
     let need = if login == caller.login {
         Need::Read
     } else {
         Need::Own
     };
     let mut tx = state.store.begin().await?;
-    let access = authz::monorepo(tx.h(), &caller, &owner, &name, need).await?;
+    let access = path.access(tx.h(), &caller, need).await?;
     let id = &access.monorepo.id;
     let user = users::by_login(tx.h(), &login)
         .await?
@@ -129,13 +130,13 @@ async fn member_of(
 /// Invites by email (owners): 200 `added` when someone signed in with that email
 /// before, else 201 `invited`, accepted at that email's first verified sign-in.
 #[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/invites", tag = "members", request_body = CreateInvite,
-    params(("owner" = String, Path), ("monorepo" = String, Path)),
+    params(MonorepoPath),
     responses((status = 200, body = InviteAnswer), (status = 201, body = InviteAnswer),
         (status = 400, body = ApiErrorBody), (status = 403, body = ApiErrorBody), (status = 404, body = ApiErrorBody)))]
 pub async fn invite(
     State(state): State<AppState>,
     caller: Caller,
-    Path((owner, name)): Path<(String, String)>,
+    Path(path): Path<MonorepoPath>,
     Json(body): Json<CreateInvite>,
 ) -> ApiResult<Response> {
     let email = body.email.trim().to_ascii_lowercase();
@@ -148,7 +149,7 @@ pub async fn invite(
     let role = body.role.unwrap_or(Role::Member);
     let now = now_ms();
     let mut tx = state.store.begin().await?;
-    let access = authz::monorepo(tx.h(), &caller, &owner, &name, Need::Own).await?;
+    let access = path.access(tx.h(), &caller, Need::Own).await?;
     let id = access.monorepo.id.clone();
     let known = users::by_email(tx.h(), &email)
         .await?
@@ -205,15 +206,15 @@ fn invite_view(row: &InviteRow) -> Invite {
 
 /// Pending invites (owners).
 #[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/invites", tag = "members",
-    params(("owner" = String, Path), ("monorepo" = String, Path)),
+    params(MonorepoPath),
     responses((status = 200, body = InviteList), (status = 403, body = ApiErrorBody), (status = 404, body = ApiErrorBody)))]
 pub async fn list_invites(
     State(state): State<AppState>,
     caller: Caller,
-    Path((owner, name)): Path<(String, String)>,
+    Path(path): Path<MonorepoPath>,
 ) -> ApiResult<Json<InviteList>> {
     let mut conn = state.store.read().await?;
-    let access = authz::monorepo(conn.h(), &caller, &owner, &name, Need::Own).await?;
+    let access = path.access(conn.h(), &caller, Need::Own).await?;
     let rows = monorepos::invites(conn.h(), &access.monorepo.id).await?;
     Ok(Json(InviteList {
         items: rows.iter().map(invite_view).collect(),
@@ -223,16 +224,22 @@ pub async fn list_invites(
 
 /// Withdraws an invite (owners).
 #[utoipa::path(delete, path = "/v1/monorepos/{owner}/{monorepo}/invites/{email}", tag = "members",
-    params(("owner" = String, Path), ("monorepo" = String, Path), ("email" = String, Path)),
+    params(InvitePath),
     responses((status = 204), (status = 403, body = ApiErrorBody), (status = 404, body = ApiErrorBody)))]
 pub async fn revoke_invite(
     State(state): State<AppState>,
     caller: Caller,
-    Path((owner, name, email)): Path<(String, String, String)>,
+    Path(path): Path<InvitePath>,
 ) -> ApiResult<StatusCode> {
     let mut tx = state.store.begin().await?;
-    let access = authz::monorepo(tx.h(), &caller, &owner, &name, Need::Own).await?;
-    if !monorepos::revoke_invite(tx.h(), &access.monorepo.id, &email.to_ascii_lowercase()).await? {
+    let access = path.access(tx.h(), &caller, Need::Own).await?;
+    if !monorepos::revoke_invite(
+        tx.h(),
+        &access.monorepo.id,
+        &path.email.to_ascii_lowercase(),
+    )
+    .await?
+    {
         return Err(ApiError::not_found("invite"));
     }
     tx.commit().await?;

@@ -13,8 +13,6 @@ use svc_protocol::ApiErrorBody;
 use svc_protocol::ErrorCode;
 use svc_protocol::branch::{ChecksState, MergeResult};
 
-use super::branches::{BranchPath, live_branch};
-use super::repos::resolve;
 use crate::auth::Caller;
 use crate::authz::Need;
 use crate::checks::checks_of;
@@ -22,6 +20,7 @@ use crate::error::{ApiError, ApiResult};
 use crate::extract::{Agent, Json, Path, Query};
 use crate::git::merge::{self, Person};
 use crate::git::record::{self, Actor};
+use crate::paths::BranchPath;
 use crate::state::AppState;
 use crate::store::merges::{self, MergeRow};
 use crate::store::{now_ms, time_of, users};
@@ -32,12 +31,14 @@ const ATTEMPTS: usize = 5;
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 pub struct MergeQuery {
     /// `1`: merge past red, missing or unknown checks; the merge is recorded as forced.
-    force: Option<String>,
+    #[serde(default, deserialize_with = "crate::extract::flag")]
+    #[param(value_type = Option<String>)]
+    force: bool,
 }
 
 /// Lands the branch on main with a merge commit authored as the caller.
 #[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/merge", tag = "branches",
-    params(("owner" = String, Path), ("monorepo" = String, Path), ("repo" = String, Path), ("branch" = String, Path), MergeQuery),
+    params(BranchPath, MergeQuery),
     responses((status = 200, body = MergeResult), (status = 404, body = ApiErrorBody),
         (status = 409, body = ApiErrorBody, description = "conflicts (with `paths`), not_open, no_main"),
         (status = 412, body = ApiErrorBody, description = "checks_not_green (with `checks`)"),
@@ -46,25 +47,21 @@ pub async fn merge(
     State(state): State<AppState>,
     caller: Caller,
     Agent(agent): Agent,
-    Path((owner, name, repo, branch)): BranchPath,
+    Path(path): Path<BranchPath>,
     Query(q): Query<MergeQuery>,
 ) -> ApiResult<Json<MergeResult>> {
-    let force = matches!(q.force.as_deref(), Some("1" | "true"));
+    let force = q.force;
     let repo_id = {
         let mut conn = state.store.read().await?;
-        resolve(conn.h(), &caller, (&owner, &name, &repo), Need::Write)
-            .await?
-            .1
-            .id
+        path.resolve(conn.h(), &caller, Need::Write).await?.1.id
     };
     let lock = state.merge_lock(&repo_id);
     let _one_at_once = lock.lock().await;
     for _ in 0..ATTEMPTS {
         let (repo, row, checks, user) = {
             let mut conn = state.store.read().await?;
-            let (access, repo) =
-                resolve(conn.h(), &caller, (&owner, &name, &repo), Need::Write).await?;
-            let row = live_branch(conn.h(), &repo, &branch).await?;
+            let (access, repo) = path.resolve(conn.h(), &caller, Need::Write).await?;
+            let row = path.live(conn.h(), &repo).await?;
             if row.state != "open" {
                 return Err(ApiError::conflict(
                     ErrorCode::NotOpen,

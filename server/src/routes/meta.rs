@@ -16,7 +16,6 @@ use svc_protocol::meta::{
 };
 use tokio::io::AsyncWriteExt;
 
-use super::repos::resolve;
 use crate::auth::Caller;
 use crate::authz::Need;
 use crate::error::{ApiError, ApiResult};
@@ -25,6 +24,7 @@ use crate::git::merge::{self, Person};
 use crate::git::meta::{Change, Saved};
 use crate::git::record::{self, Actor, Pending};
 use crate::git::storage;
+use crate::paths::{BlobPath, MonorepoPath};
 use crate::state::AppState;
 use crate::store::repos::RepoRow;
 use crate::store::{events, time_of, users};
@@ -40,18 +40,15 @@ const HISTORY_PAGE: i64 = 50;
 /// Times a save is redone when main moved under it (another process saved).
 const ATTEMPTS: usize = 5;
 
-type MonorepoPath = Path<(String, String)>;
-
 /// The meta repo of `{owner}/{monorepo}`; a plain repo has none (404).
 async fn meta_repo(
     state: &AppState,
     caller: &Caller,
-    owner: &str,
-    name: &str,
+    path: &MonorepoPath,
     need: Need,
 ) -> ApiResult<RepoRow> {
     let mut conn = state.store.read().await?;
-    let (_, repo) = resolve(conn.h(), caller, (owner, name, "meta"), need).await?;
+    let (_, repo) = path.repo("meta").resolve(conn.h(), caller, need).await?;
     if !repo.is_meta {
         return Err(ApiError::not_found("meta layer"));
     }
@@ -91,14 +88,14 @@ fn check_path(path: &str) -> ApiResult<()> {
 
 /// The live meta layer: every `.svc/` file on the meta repo's main with its SHA-256.
 #[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/meta/files", tag = "meta",
-    params(("owner" = String, Path), ("monorepo" = String, Path)),
+    params(MonorepoPath),
     responses((status = 200, body = MetaFiles), (status = 404, body = ApiErrorBody)))]
 pub async fn files(
     State(state): State<AppState>,
     caller: Caller,
-    Path((owner, name)): MonorepoPath,
+    Path(path): Path<MonorepoPath>,
 ) -> ApiResult<Json<MetaFiles>> {
-    let repo = meta_repo(&state, &caller, &owner, &name, Need::Read).await?;
+    let repo = meta_repo(&state, &caller, &path, Need::Read).await?;
     let Some(version) = repo.default_head.clone() else {
         return Ok(Json(MetaFiles {
             version: None,
@@ -121,15 +118,15 @@ pub async fn files(
 
 /// The contents (by SHA-256) the server lacks: upload those before saving.
 #[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/meta/blobs/missing", tag = "meta",
-    params(("owner" = String, Path), ("monorepo" = String, Path)), request_body = BlobQuery,
+    params(MonorepoPath), request_body = BlobQuery,
     responses((status = 200, body = MissingBlobs), (status = 400, body = ApiErrorBody), (status = 404, body = ApiErrorBody)))]
 pub async fn missing(
     State(state): State<AppState>,
     caller: Caller,
-    Path((owner, name)): MonorepoPath,
+    Path(path): Path<MonorepoPath>,
     Json(body): Json<BlobQuery>,
 ) -> ApiResult<Json<MissingBlobs>> {
-    let repo = meta_repo(&state, &caller, &owner, &name, Need::Write).await?;
+    let repo = meta_repo(&state, &caller, &path, Need::Write).await?;
     if body.sha256.len() > BATCH_MAX {
         return Err(ApiError::bad_request(
             ErrorCode::BadRequest,
@@ -156,7 +153,7 @@ pub async fn missing(
 /// Uploads one content, named by its SHA-256; the raw bytes are the body (at most
 /// 100,000,000, with `Content-Length`).
 #[utoipa::path(put, path = "/v1/monorepos/{owner}/{monorepo}/meta/blobs/{sha256}", tag = "meta",
-    params(("owner" = String, Path), ("monorepo" = String, Path), ("sha256" = String, Path)),
+    params(BlobPath),
     request_body(content = Vec<u8>, content_type = "application/octet-stream"),
     responses((status = 200, body = StoredBlob), (status = 411, description = "no Content-Length"),
         (status = 413, body = ApiErrorBody, description = "too_large"),
@@ -164,11 +161,12 @@ pub async fn missing(
 pub async fn put_blob(
     State(state): State<AppState>,
     caller: Caller,
-    Path((owner, name, sha256)): Path<(String, String, String)>,
+    Path(path): Path<BlobPath>,
     headers: HeaderMap,
     body: Body,
 ) -> ApiResult<Json<StoredBlob>> {
-    let repo = meta_repo(&state, &caller, &owner, &name, Need::Write).await?;
+    let repo = meta_repo(&state, &caller, &path.monorepo(), Need::Write).await?;
+    let sha256 = path.sha256;
     if !is_sha256(&sha256) {
         return Err(bad_sha256(&sha256));
     }
@@ -258,7 +256,7 @@ impl Drop for TempFile {
 /// since `base`, paths main left alone are still saved, but a path main changed too
 /// answers 409 `edited` (with `paths` and `current`) and nothing is written.
 #[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/meta/saves", tag = "meta",
-    params(("owner" = String, Path), ("monorepo" = String, Path)), request_body = SaveRequest,
+    params(MonorepoPath), request_body = SaveRequest,
     responses((status = 200, body = SaveResult), (status = 400, body = ApiErrorBody),
         (status = 404, body = ApiErrorBody),
         (status = 409, body = ApiErrorBody, description = "edited (with `paths` and `current`)"),
@@ -267,10 +265,10 @@ pub async fn save(
     State(state): State<AppState>,
     caller: Caller,
     Agent(agent): Agent,
-    Path((owner, name)): MonorepoPath,
+    Path(path): Path<MonorepoPath>,
     Json(body): Json<SaveRequest>,
 ) -> ApiResult<Json<SaveResult>> {
-    let repo = meta_repo(&state, &caller, &owner, &name, Need::Write).await?;
+    let repo = meta_repo(&state, &caller, &path, Need::Write).await?;
     if body.changes.len() > BATCH_MAX {
         return Err(ApiError::bad_request(
             ErrorCode::BadRequest,
@@ -479,15 +477,15 @@ pub struct HistoryQuery {
 
 /// The meta layer's history: `meta.saved` entries, newest first, 50 a page.
 #[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/meta/history", tag = "meta",
-    params(("owner" = String, Path), ("monorepo" = String, Path), HistoryQuery),
+    params(MonorepoPath, HistoryQuery),
     responses((status = 200, body = MetaHistory), (status = 400, body = ApiErrorBody), (status = 404, body = ApiErrorBody)))]
 pub async fn history(
     State(state): State<AppState>,
     caller: Caller,
-    Path((owner, name)): MonorepoPath,
+    Path(path): Path<MonorepoPath>,
     Query(q): Query<HistoryQuery>,
 ) -> ApiResult<Json<MetaHistory>> {
-    let repo = meta_repo(&state, &caller, &owner, &name, Need::Read).await?;
+    let repo = meta_repo(&state, &caller, &path, Need::Read).await?;
     let before = match q.cursor.as_deref() {
         None => i64::MAX,
         Some(c) => c.parse::<i64>().map_err(|_| {

@@ -15,6 +15,7 @@ use crate::authz::{self, Need};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Json, Path, Query};
 use crate::git::storage;
+use crate::paths::MonorepoPath;
 use crate::state::AppState;
 use crate::store::monorepos::{self, MonorepoRow};
 use crate::store::repos::{self, RepoRow};
@@ -129,7 +130,9 @@ pub struct ListQuery {
     /// Only monorepos of this name, under any owner.
     name: Option<String>,
     /// `1`: the web home view, most recently active first, each with its summary line.
-    summary: Option<String>,
+    #[serde(default, deserialize_with = "crate::extract::flag")]
+    #[param(value_type = Option<String>)]
+    summary: bool,
 }
 
 /// The caller's monorepos: their own namespace first, then by owner and name. With
@@ -145,7 +148,7 @@ pub async fn list(
     let owner = q.owner.map(|o| o.to_ascii_lowercase());
     let name = q.name.map(|n| n.to_ascii_lowercase());
     let mut conn = state.store.read().await?;
-    if matches!(q.summary.as_deref(), Some("1" | "true")) {
+    if q.summary {
         let mut items = Vec::new();
         for active in monorepos::by_activity(conn.h(), &caller.user_id).await? {
             let r = active.membership;
@@ -204,21 +207,21 @@ pub async fn list(
 
 /// One monorepo, to its members; an old label answers the current monorepo.
 #[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}", tag = "monorepos",
-    params(("owner" = String, Path), ("monorepo" = String, Path)),
+    params(MonorepoPath),
     responses((status = 200, body = Monorepo), (status = 404, body = ApiErrorBody)))]
 pub async fn get(
     State(state): State<AppState>,
     caller: Caller,
-    Path((owner, name)): Path<(String, String)>,
+    Path(path): Path<MonorepoPath>,
 ) -> ApiResult<Json<Monorepo>> {
     let mut conn = state.store.read().await?;
-    let access = authz::monorepo(conn.h(), &caller, &owner, &name, Need::Read).await?;
+    let access = path.access(conn.h(), &caller, Need::Read).await?;
     Ok(Json(views::monorepo(&access.monorepo, access.role)))
 }
 
 /// Renames and/or transfers (owners). The old label stays an alias.
 #[utoipa::path(patch, path = "/v1/monorepos/{owner}/{monorepo}", tag = "monorepos", request_body = RenameMonorepo,
-    params(("owner" = String, Path), ("monorepo" = String, Path)),
+    params(MonorepoPath),
     responses((status = 200, body = MonorepoChanged),
         (status = 400, body = ApiErrorBody, description = "bad_owner, reserved_name, bad_name"),
         (status = 403, body = ApiErrorBody, description = "not_your_namespace, or not an owner"),
@@ -226,11 +229,11 @@ pub async fn get(
 pub async fn rename(
     State(state): State<AppState>,
     caller: Caller,
-    Path((owner, name)): Path<(String, String)>,
+    Path(path): Path<MonorepoPath>,
     Json(body): Json<RenameMonorepo>,
 ) -> ApiResult<Json<MonorepoChanged>> {
     let mut tx = state.store.begin().await?;
-    let access = authz::monorepo(tx.h(), &caller, &owner, &name, Need::Own).await?;
+    let access = path.access(tx.h(), &caller, Need::Own).await?;
     let current = access.monorepo;
     let new_name = body
         .name
@@ -330,17 +333,17 @@ pub struct DeleteQuery {
 
 /// Deletes the monorepo with everything in it (owners; `?confirm=<owner>/<name>`).
 #[utoipa::path(delete, path = "/v1/monorepos/{owner}/{monorepo}", tag = "monorepos",
-    params(("owner" = String, Path), ("monorepo" = String, Path), DeleteQuery),
+    params(MonorepoPath, DeleteQuery),
     responses((status = 204), (status = 400, body = ApiErrorBody, description = "confirm missing or different"),
         (status = 403, body = ApiErrorBody), (status = 404, body = ApiErrorBody)))]
 pub async fn delete(
     State(state): State<AppState>,
     caller: Caller,
-    Path((owner, name)): Path<(String, String)>,
+    Path(path): Path<MonorepoPath>,
     Query(q): Query<DeleteQuery>,
 ) -> ApiResult<StatusCode> {
     let mut tx = state.store.begin().await?;
-    let access = authz::monorepo(tx.h(), &caller, &owner, &name, Need::Own).await?;
+    let access = path.access(tx.h(), &caller, Need::Own).await?;
     let label = access.monorepo.label();
     if q.confirm.as_deref().map(str::to_ascii_lowercase).as_deref() != Some(label.as_str()) {
         return Err(ApiError::bad_request(

@@ -8,9 +8,10 @@ use svc_protocol::ErrorCode;
 use svc_protocol::presence::{MachineList, PutWorktree, Worktree, WorktreeList};
 
 use crate::auth::Caller;
-use crate::authz::{self, Need};
+use crate::authz::Need;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Agent, Json, Path, Query};
+use crate::paths::{MonorepoPath, WorktreePath};
 use crate::presence::{
     self, Report, check_machine, check_worktree_id, machine_view, worktree_view,
 };
@@ -22,15 +23,15 @@ const PATH_MAX: usize = 4096;
 
 /// One machine per row: who, its worktrees, whether it is connected, its last action.
 #[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/machines", tag = "presence",
-    params(("owner" = String, Path), ("monorepo" = String, Path)),
+    params(MonorepoPath),
     responses((status = 200, body = MachineList), (status = 404, body = ApiErrorBody)))]
 pub async fn machines(
     State(state): State<AppState>,
     caller: Caller,
-    Path((owner, name)): Path<(String, String)>,
+    Path(path): Path<MonorepoPath>,
 ) -> ApiResult<Json<MachineList>> {
     let mut conn = state.store.read().await?;
-    let access = authz::monorepo(conn.h(), &caller, &owner, &name, Need::Read).await?;
+    let access = path.access(conn.h(), &caller, Need::Read).await?;
     let rows = rows::machines(conn.h(), &access.monorepo.id).await?;
     Ok(Json(MachineList {
         items: rows.iter().map(machine_view).collect(),
@@ -45,16 +46,16 @@ pub struct ListQuery {
 
 /// The reported worktrees, by machine then id.
 #[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/worktrees", tag = "presence",
-    params(("owner" = String, Path), ("monorepo" = String, Path), ListQuery),
+    params(MonorepoPath, ListQuery),
     responses((status = 200, body = WorktreeList), (status = 404, body = ApiErrorBody)))]
 pub async fn list(
     State(state): State<AppState>,
     caller: Caller,
-    Path((owner, name)): Path<(String, String)>,
+    Path(path): Path<MonorepoPath>,
     Query(q): Query<ListQuery>,
 ) -> ApiResult<Json<WorktreeList>> {
     let mut conn = state.store.read().await?;
-    let access = authz::monorepo(conn.h(), &caller, &owner, &name, Need::Read).await?;
+    let access = path.access(conn.h(), &caller, Need::Read).await?;
     let machine = q.machine.as_deref().map(str::trim);
     let rows = rows::worktrees(conn.h(), &access.monorepo.id, machine).await?;
     Ok(Json(WorktreeList {
@@ -80,17 +81,17 @@ fn check_text<'a>(what: &str, s: &'a str, max: usize) -> ApiResult<&'a str> {
 /// Reports a branch worktree (any member): 201 when the id is new, 200 when updated.
 #[utoipa::path(put, path = "/v1/monorepos/{owner}/{monorepo}/worktrees/{id}", tag = "presence",
     request_body = PutWorktree,
-    params(("owner" = String, Path), ("monorepo" = String, Path), ("id" = String, Path)),
+    params(WorktreePath),
     responses((status = 201, body = Worktree), (status = 200, body = Worktree),
         (status = 400, body = ApiErrorBody), (status = 404, body = ApiErrorBody)))]
 pub async fn put(
     State(state): State<AppState>,
     caller: Caller,
     Agent(agent): Agent,
-    Path((owner, name, id)): Path<(String, String, String)>,
+    Path(worktree): Path<WorktreePath>,
     Json(body): Json<PutWorktree>,
 ) -> ApiResult<(StatusCode, Json<Worktree>)> {
-    check_worktree_id(&id).map_err(bad)?;
+    check_worktree_id(&worktree.id).map_err(bad)?;
     let machine = check_machine(&body.machine).map_err(bad)?;
     let branch = check_text("branch", &body.branch, BRANCH_MAX)?;
     let path = body
@@ -99,13 +100,13 @@ pub async fn put(
         .map(|p| check_text("path", p, PATH_MAX))
         .transpose()?;
     let mut tx = state.store.begin().await?;
-    let access = authz::monorepo(tx.h(), &caller, &owner, &name, Need::Write).await?;
+    let access = worktree.access(tx.h(), &caller, Need::Write).await?;
     let repo = repos::by_name(tx.h(), &access.monorepo.id, body.repo.trim())
         .await?
         .ok_or_else(|| ApiError::not_found("repo"))?;
     let report = Report {
         monorepo_id: &access.monorepo.id,
-        id: &id,
+        id: &worktree.id,
         user_id: &caller.user_id,
         login: &caller.login,
         agent: agent.as_deref(),
@@ -126,20 +127,20 @@ pub async fn put(
 
 /// Removes a reported worktree (any member).
 #[utoipa::path(delete, path = "/v1/monorepos/{owner}/{monorepo}/worktrees/{id}", tag = "presence",
-    params(("owner" = String, Path), ("monorepo" = String, Path), ("id" = String, Path)),
+    params(WorktreePath),
     responses((status = 204), (status = 404, body = ApiErrorBody)))]
 pub async fn remove(
     State(state): State<AppState>,
     caller: Caller,
     Agent(agent): Agent,
-    Path((owner, name, id)): Path<(String, String, String)>,
+    Path(path): Path<WorktreePath>,
 ) -> ApiResult<StatusCode> {
     let mut tx = state.store.begin().await?;
-    let access = authz::monorepo(tx.h(), &caller, &owner, &name, Need::Write).await?;
+    let access = path.access(tx.h(), &caller, Need::Write).await?;
     if !presence::remove(
         tx.h(),
         &access.monorepo.id,
-        &id,
+        &path.id,
         &caller.login,
         agent.as_deref(),
     )

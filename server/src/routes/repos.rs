@@ -7,60 +7,27 @@ use svc_protocol::ErrorCode;
 use svc_protocol::monorepo::{CreateRepo, Head, Heads, MonorepoKind, Repo, RepoList, UpdateRepo};
 
 use crate::auth::Caller;
-use crate::authz::{self, Access, Need};
+use crate::authz::Need;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Json, Path};
 use crate::git::storage;
+use crate::paths::{MonorepoPath, RepoPath};
 use crate::state::AppState;
-use crate::store::monorepos::MonorepoRow;
 use crate::store::repos::{self, RepoRow};
-use crate::store::{H, events, now_ms};
-use crate::{names, suggest, token, views};
-
-/// Resolves `{r}`: the monorepo with the caller's access, and the repo (`meta` included).
-pub async fn resolve(
-    mut h: H<'_>,
-    caller: &Caller,
-    (owner, monorepo, repo): (&str, &str, &str),
-    need: Need,
-) -> ApiResult<(Access, RepoRow)> {
-    let access = authz::monorepo(h.reborrow(), caller, owner, monorepo, need).await?;
-    match repos::by_name(
-        h.reborrow(),
-        &access.monorepo.id,
-        &repo.to_ascii_lowercase(),
-    )
-    .await?
-    {
-        Some(row) => Ok((access, row)),
-        None => Err(repo_not_found(h, &access.monorepo, repo).await?),
-    }
-}
-
-/// 404 for a repo the monorepo lacks, suggesting its repos with near names (the caller
-/// may see them all).
-pub async fn repo_not_found(h: H<'_>, monorepo: &MonorepoRow, name: &str) -> ApiResult<ApiError> {
-    let rows = repos::all(h, &monorepo.id).await?;
-    let visible = rows.iter().filter(|r| !r.is_meta).map(|r| r.name.as_str());
-    Ok(suggest::not_found(
-        "repo",
-        &format!("{}/", monorepo.label()),
-        name,
-        visible,
-    ))
-}
+use crate::store::{events, now_ms};
+use crate::{names, token, views};
 
 /// The monorepo's repos by name; the meta layer is not listed.
 #[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos", tag = "repos",
-    params(("owner" = String, Path), ("monorepo" = String, Path)),
+    params(MonorepoPath),
     responses((status = 200, body = RepoList), (status = 404, body = ApiErrorBody)))]
 pub async fn list(
     State(state): State<AppState>,
     caller: Caller,
-    Path((owner, name)): Path<(String, String)>,
+    Path(path): Path<MonorepoPath>,
 ) -> ApiResult<Json<RepoList>> {
     let mut conn = state.store.read().await?;
-    let access = authz::monorepo(conn.h(), &caller, &owner, &name, Need::Read).await?;
+    let access = path.access(conn.h(), &caller, Need::Read).await?;
     let rows = repos::all(conn.h(), &access.monorepo.id).await?;
     let items = rows
         .iter()
@@ -76,18 +43,18 @@ pub async fn list(
 /// Creates an empty repo at `path` (any member); the first push to `main` creates main.
 /// Refused in a plain repo.
 #[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/repos", tag = "repos", request_body = CreateRepo,
-    params(("owner" = String, Path), ("monorepo" = String, Path)),
+    params(MonorepoPath),
     responses((status = 201, body = Repo), (status = 400, body = ApiErrorBody), (status = 404, body = ApiErrorBody),
         (status = 409, body = ApiErrorBody, description = "repo_exists, or a plain repo")))]
 pub async fn create(
     State(state): State<AppState>,
     caller: Caller,
-    Path((owner, name)): Path<(String, String)>,
+    Path(path): Path<MonorepoPath>,
     Json(body): Json<CreateRepo>,
 ) -> ApiResult<(StatusCode, Json<Repo>)> {
-    let (path, repo_name) = names::repo_path(&body.path)?;
+    let (repo_path, repo_name) = names::repo_path(&body.path)?;
     let mut tx = state.store.begin().await?;
-    let access = authz::monorepo(tx.h(), &caller, &owner, &name, Need::Write).await?;
+    let access = path.access(tx.h(), &caller, Need::Write).await?;
     if views::kind(&access.monorepo.kind) == MonorepoKind::Repo {
         return Err(ApiError::conflict(
             ErrorCode::PlainRepo,
@@ -110,7 +77,7 @@ pub async fn create(
         id: token::new_id("r_"),
         monorepo_id: access.monorepo.id.clone(),
         name: repo_name.clone(),
-        path,
+        path: repo_path,
         is_meta: false,
         default_branch: "main".into(),
         default_head: None,
@@ -139,30 +106,30 @@ pub async fn create(
 
 /// One repo (`meta` names the meta layer's history).
 #[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}", tag = "repos",
-    params(("owner" = String, Path), ("monorepo" = String, Path), ("repo" = String, Path)),
+    params(RepoPath),
     responses((status = 200, body = Repo), (status = 404, body = ApiErrorBody)))]
 pub async fn get(
     State(state): State<AppState>,
     caller: Caller,
-    Path((owner, name, repo)): Path<(String, String, String)>,
+    Path(path): Path<RepoPath>,
 ) -> ApiResult<Json<Repo>> {
     let mut conn = state.store.read().await?;
-    let (access, row) = resolve(conn.h(), &caller, (&owner, &name, &repo), Need::Read).await?;
+    let (access, row) = path.resolve(conn.h(), &caller, Need::Read).await?;
     Ok(Json(views::repo(&state.config, &access.monorepo, &row)))
 }
 
 /// Project settings (owners).
 #[utoipa::path(patch, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}", tag = "repos", request_body = UpdateRepo,
-    params(("owner" = String, Path), ("monorepo" = String, Path), ("repo" = String, Path)),
+    params(RepoPath),
     responses((status = 200, body = Repo), (status = 403, body = ApiErrorBody), (status = 404, body = ApiErrorBody)))]
 pub async fn update(
     State(state): State<AppState>,
     caller: Caller,
-    Path((owner, name, repo)): Path<(String, String, String)>,
+    Path(path): Path<RepoPath>,
     Json(body): Json<UpdateRepo>,
 ) -> ApiResult<Json<Repo>> {
     let mut tx = state.store.begin().await?;
-    let (access, mut row) = resolve(tx.h(), &caller, (&owner, &name, &repo), Need::Own).await?;
+    let (access, mut row) = path.resolve(tx.h(), &caller, Need::Own).await?;
     if let Some(public) = body.releases_public {
         repos::set_releases_public(tx.h(), &row.id, public).await?;
         row.releases_public = public;
@@ -174,15 +141,15 @@ pub async fn update(
 /// Every code repo's main head (null when empty) as of event `seq`. A follower calls
 /// it on connect, then follows the event stream from `seq`.
 #[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/heads", tag = "repos",
-    params(("owner" = String, Path), ("monorepo" = String, Path)),
+    params(MonorepoPath),
     responses((status = 200, body = Heads), (status = 404, body = ApiErrorBody)))]
 pub async fn heads(
     State(state): State<AppState>,
     caller: Caller,
-    Path((owner, name)): Path<(String, String)>,
+    Path(path): Path<MonorepoPath>,
 ) -> ApiResult<Json<Heads>> {
     let mut conn = state.store.read().await?;
-    let access = authz::monorepo(conn.h(), &caller, &owner, &name, Need::Read).await?;
+    let access = path.access(conn.h(), &caller, Need::Read).await?;
     // The seq first: a move after it shows in the heads and again as an event, never neither.
     let seq = events::last_seq(conn.h(), &access.monorepo.id).await?;
     let heads = repos::all(conn.h(), &access.monorepo.id)

@@ -7,12 +7,11 @@ use svc_protocol::ApiErrorBody;
 use svc_protocol::ErrorCode;
 use svc_protocol::branch::{CreateReview, Review, ReviewList, ReviewState};
 
-use super::branches::{BranchPath, live_branch};
-use super::repos::resolve;
 use crate::auth::Caller;
 use crate::authz::Need;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Agent, Json, Path, Query, page_limit};
+use crate::paths::BranchPath;
 use crate::state::AppState;
 use crate::store::reviews::{self, ReviewRow};
 use crate::store::{events, now_ms, time_of};
@@ -47,12 +46,12 @@ pub struct ListQuery {
 
 /// A branch's reviews, oldest first.
 #[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/reviews", tag = "reviews",
-    params(("owner" = String, Path), ("monorepo" = String, Path), ("repo" = String, Path), ("branch" = String, Path), ListQuery),
+    params(BranchPath, ListQuery),
     responses((status = 200, body = ReviewList), (status = 404, body = ApiErrorBody)))]
 pub async fn list(
     State(state): State<AppState>,
     caller: Caller,
-    Path((owner, name, repo, branch)): BranchPath,
+    Path(path): Path<BranchPath>,
     Query(q): Query<ListQuery>,
 ) -> ApiResult<Json<ReviewList>> {
     let after: i64 = match q.cursor.as_deref() {
@@ -66,8 +65,8 @@ pub async fn list(
     };
     let limit = page_limit(q.limit, PAGE_DEFAULT, PAGE_MAX)?;
     let mut conn = state.store.read().await?;
-    let (_, repo) = resolve(conn.h(), &caller, (&owner, &name, &repo), Need::Read).await?;
-    let b = live_branch(conn.h(), &repo, &branch).await?;
+    let (_, repo) = path.resolve(conn.h(), &caller, Need::Read).await?;
+    let b = path.live(conn.h(), &repo).await?;
     let mut rows = reviews::page(conn.h(), &repo.id, &b.name, after, limit + 1).await?;
     let more = rows.len() > usize::try_from(limit).unwrap_or(usize::MAX);
     rows.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
@@ -83,14 +82,14 @@ pub async fn list(
 /// never approve.
 #[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/reviews", tag = "reviews",
     request_body = CreateReview,
-    params(("owner" = String, Path), ("monorepo" = String, Path), ("repo" = String, Path), ("branch" = String, Path)),
+    params(BranchPath),
     responses((status = 201, body = Review), (status = 400, body = ApiErrorBody), (status = 404, body = ApiErrorBody),
         (status = 403, body = ApiErrorBody, description = "agent_cannot_approve")))]
 pub async fn create(
     State(state): State<AppState>,
     caller: Caller,
     Agent(agent): Agent,
-    Path((owner, name, repo, branch)): BranchPath,
+    Path(path): Path<BranchPath>,
     Json(body): Json<CreateReview>,
 ) -> ApiResult<(StatusCode, Json<Review>)> {
     if agent.is_some() && body.state == ReviewState::Approve {
@@ -112,8 +111,8 @@ pub async fn create(
         ));
     }
     let mut tx = state.store.begin().await?;
-    let (access, repo) = resolve(tx.h(), &caller, (&owner, &name, &repo), Need::Write).await?;
-    let b = live_branch(tx.h(), &repo, &branch).await?;
+    let (access, repo) = path.resolve(tx.h(), &caller, Need::Write).await?;
+    let b = path.live(tx.h(), &repo).await?;
     let row = ReviewRow {
         id: 0,
         repo_id: repo.id.clone(),

@@ -6,12 +6,12 @@ use svc_protocol::ApiErrorBody;
 use svc_protocol::ErrorCode;
 use svc_protocol::branch::{Checks, PostStatus, Status};
 
-use super::repos::resolve;
 use crate::auth::Caller;
 use crate::authz::Need;
 use crate::checks::{checks_of, status_view};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Agent, Json, Path};
+use crate::paths::CommitPath;
 use crate::state::AppState;
 use crate::store::repos::RepoRow;
 use crate::store::statuses::{self, StatusRow};
@@ -22,9 +22,6 @@ const DESCRIPTION_MAX: usize = 1024;
 const URL_MAX: usize = 2048;
 /// Contexts one commit may have.
 const CONTEXTS_MAX: i64 = 1000;
-
-/// `{r}/.../{sha}` path parameters.
-type ShaPath = Path<(String, String, String, String)>;
 
 fn is_sha(s: &str) -> bool {
     s.len() == 40 && s.bytes().all(|b| b.is_ascii_hexdigit())
@@ -77,27 +74,25 @@ fn validate(body: &PostStatus) -> ApiResult<()> {
 /// Posts a status on a commit (any member); the latest per context counts.
 #[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/statuses/{sha}", tag = "checks",
     request_body = PostStatus,
-    params(("owner" = String, Path), ("monorepo" = String, Path), ("repo" = String, Path), ("sha" = String, Path)),
+    params(CommitPath),
     responses((status = 201, body = Status), (status = 400, body = ApiErrorBody), (status = 404, body = ApiErrorBody),
         (status = 422, body = ApiErrorBody, description = "too_many_statuses")))]
 pub async fn post(
     State(state): State<AppState>,
     caller: Caller,
     Agent(agent): Agent,
-    Path((owner, name, repo, sha)): ShaPath,
+    Path(path): Path<CommitPath>,
     Json(body): Json<PostStatus>,
 ) -> ApiResult<(StatusCode, Json<Status>)> {
     validate(&body)?;
-    let sha = sha.to_ascii_lowercase();
+    let sha = path.sha.to_ascii_lowercase();
     let repo = {
         let mut conn = state.store.read().await?;
-        resolve(conn.h(), &caller, (&owner, &name, &repo), Need::Write)
-            .await?
-            .1
+        path.resolve(conn.h(), &caller, Need::Write).await?.1
     };
     check_commit(&state, &repo, &sha).await?;
     let mut tx = state.store.begin().await?;
-    let (access, repo) = resolve(tx.h(), &caller, (&owner, &name, &repo.name), Need::Write).await?;
+    let (access, repo) = path.resolve(tx.h(), &caller, Need::Write).await?;
     let row = StatusRow {
         repo_id: repo.id.clone(),
         sha: sha.clone(),
@@ -138,16 +133,16 @@ pub async fn post(
 
 /// The Checks object of a commit: the merge gate's view of it.
 #[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/commits/{sha}/checks", tag = "checks",
-    params(("owner" = String, Path), ("monorepo" = String, Path), ("repo" = String, Path), ("sha" = String, Path)),
+    params(CommitPath),
     responses((status = 200, body = Checks), (status = 404, body = ApiErrorBody)))]
 pub async fn checks(
     State(state): State<AppState>,
     caller: Caller,
-    Path((owner, name, repo, sha)): ShaPath,
+    Path(path): Path<CommitPath>,
 ) -> ApiResult<Json<Checks>> {
-    let sha = sha.to_ascii_lowercase();
+    let sha = path.sha.to_ascii_lowercase();
     let mut conn = state.store.read().await?;
-    let (access, repo) = resolve(conn.h(), &caller, (&owner, &name, &repo), Need::Read).await?;
+    let (access, repo) = path.resolve(conn.h(), &caller, Need::Read).await?;
     check_commit(&state, &repo, &sha).await?;
     let mut all = checks_of(conn.h(), &state, &access, &repo, &[sha]).await?;
     all.pop()

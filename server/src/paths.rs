@@ -1,0 +1,276 @@
+//! Typed path parameters of the API's routes, each resolving itself through [`authz`].
+//!
+//! A handler takes `Path(path): Path<RepoPath>` (say) and asks the path for what it names:
+//! the monorepo with the caller's access, the repo, the live branch. The structs also
+//! describe their parameters in the OpenAPI document (`params(RepoPath, ...)`); their
+//! fields keep the order in which the route's path names them.
+
+use serde::Deserialize;
+use utoipa::IntoParams;
+
+use crate::auth::Caller;
+use crate::authz::{self, Access, Need};
+use crate::error::{ApiError, ApiResult};
+use crate::store::H;
+use crate::store::branches::{self, BranchRow};
+use crate::store::monorepos::MonorepoRow;
+use crate::store::repos::{self, RepoRow};
+use crate::suggest;
+
+/// `/v1/monorepos/{owner}/{monorepo}`.
+#[derive(Debug, Clone, Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct MonorepoPath {
+    /// The namespace: a person's or an organization's login (any case).
+    pub owner: String,
+    /// The monorepo's name (any case); an old label answers the current monorepo.
+    pub monorepo: String,
+}
+
+impl MonorepoPath {
+    /// The monorepo, when the caller may do `need` in it.
+    pub async fn access(&self, h: H<'_>, caller: &Caller, need: Need) -> ApiResult<Access> {
+        authz::monorepo(h, caller, &self.owner, &self.monorepo, need).await
+    }
+
+    /// The repo `name` of this monorepo (`meta` names the meta layer).
+    pub fn repo(&self, name: &str) -> RepoPath {
+        RepoPath {
+            owner: self.owner.clone(),
+            monorepo: self.monorepo.clone(),
+            repo: name.to_owned(),
+        }
+    }
+}
+
+/// `/v1/monorepos/{owner}/{monorepo}/repos/{repo}`.
+#[derive(Debug, Clone, Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct RepoPath {
+    /// The namespace: a person's or an organization's login (any case).
+    pub owner: String,
+    /// The monorepo's name (any case); an old label answers the current monorepo.
+    pub monorepo: String,
+    /// The repo's name (any case); `meta` names the meta layer.
+    pub repo: String,
+}
+
+impl RepoPath {
+    /// The monorepo with the caller's access, and the repo (`meta` included).
+    pub async fn resolve(
+        &self,
+        h: H<'_>,
+        caller: &Caller,
+        need: Need,
+    ) -> ApiResult<(Access, RepoRow)> {
+        resolve(h, caller, (&self.owner, &self.monorepo, &self.repo), need).await
+    }
+}
+
+/// `/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}`.
+#[derive(Debug, Clone, Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct BranchPath {
+    /// The namespace: a person's or an organization's login (any case).
+    pub owner: String,
+    /// The monorepo's name (any case); an old label answers the current monorepo.
+    pub monorepo: String,
+    /// The repo's name (any case).
+    pub repo: String,
+    /// The branch's name; its slashes may be sent raw or as `%2F`.
+    pub branch: String,
+}
+
+impl BranchPath {
+    /// The monorepo with the caller's access, and the repo.
+    pub async fn resolve(
+        &self,
+        h: H<'_>,
+        caller: &Caller,
+        need: Need,
+    ) -> ApiResult<(Access, RepoRow)> {
+        resolve(h, caller, (&self.owner, &self.monorepo, &self.repo), need).await
+    }
+
+    /// The branch in `repo` (resolved from this path), when git still has it.
+    pub async fn live(&self, h: H<'_>, repo: &RepoRow) -> ApiResult<BranchRow> {
+        live_branch(h, repo, &self.branch).await
+    }
+}
+
+/// `/v1/monorepos/{owner}/{monorepo}/repos/{repo}/commits/{sha}` (and `statuses/{sha}`).
+#[derive(Debug, Clone, Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct CommitPath {
+    /// The namespace: a person's or an organization's login (any case).
+    pub owner: String,
+    /// The monorepo's name (any case); an old label answers the current monorepo.
+    pub monorepo: String,
+    /// The repo's name (any case).
+    pub repo: String,
+    /// The commit's full sha, 40 hex digits.
+    pub sha: String,
+}
+
+impl CommitPath {
+    /// The monorepo with the caller's access, and the repo.
+    pub async fn resolve(
+        &self,
+        h: H<'_>,
+        caller: &Caller,
+        need: Need,
+    ) -> ApiResult<(Access, RepoRow)> {
+        resolve(h, caller, (&self.owner, &self.monorepo, &self.repo), need).await
+    }
+
+    /// The repo part of this path.
+    pub fn repo(&self) -> RepoPath {
+        RepoPath {
+            owner: self.owner.clone(),
+            monorepo: self.monorepo.clone(),
+            repo: self.repo.clone(),
+        }
+    }
+}
+
+/// `/v1/monorepos/{owner}/{monorepo}/members/{login}`.
+#[derive(Debug, Clone, Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct MemberPath {
+    /// The namespace: a person's or an organization's login (any case).
+    pub owner: String,
+    /// The monorepo's name (any case); an old label answers the current monorepo.
+    pub monorepo: String,
+    /// The member's login (any case).
+    pub login: String,
+}
+
+impl MemberPath {
+    /// The monorepo, when the caller may do `need` in it.
+    pub async fn access(&self, h: H<'_>, caller: &Caller, need: Need) -> ApiResult<Access> {
+        authz::monorepo(h, caller, &self.owner, &self.monorepo, need).await
+    }
+}
+
+/// `/v1/monorepos/{owner}/{monorepo}/invites/{email}`.
+#[derive(Debug, Clone, Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct InvitePath {
+    /// The namespace: a person's or an organization's login (any case).
+    pub owner: String,
+    /// The monorepo's name (any case); an old label answers the current monorepo.
+    pub monorepo: String,
+    /// The invited email address (any case).
+    pub email: String,
+}
+
+impl InvitePath {
+    /// The monorepo, when the caller may do `need` in it.
+    pub async fn access(&self, h: H<'_>, caller: &Caller, need: Need) -> ApiResult<Access> {
+        authz::monorepo(h, caller, &self.owner, &self.monorepo, need).await
+    }
+}
+
+/// `/v1/monorepos/{owner}/{monorepo}/worktrees/{id}`.
+#[derive(Debug, Clone, Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct WorktreePath {
+    /// The namespace: a person's or an organization's login (any case).
+    pub owner: String,
+    /// The monorepo's name (any case); an old label answers the current monorepo.
+    pub monorepo: String,
+    /// The worktree's id, chosen by the machine reporting it.
+    pub id: String,
+}
+
+impl WorktreePath {
+    /// The monorepo, when the caller may do `need` in it.
+    pub async fn access(&self, h: H<'_>, caller: &Caller, need: Need) -> ApiResult<Access> {
+        authz::monorepo(h, caller, &self.owner, &self.monorepo, need).await
+    }
+}
+
+/// `/v1/monorepos/{owner}/{monorepo}/meta/blobs/{sha256}`.
+#[derive(Debug, Clone, Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct BlobPath {
+    /// The namespace: a person's or an organization's login (any case).
+    pub owner: String,
+    /// The monorepo's name (any case); an old label answers the current monorepo.
+    pub monorepo: String,
+    /// The content's SHA-256, 64 lower-case hex digits.
+    pub sha256: String,
+}
+
+impl BlobPath {
+    /// The monorepo part of this path.
+    pub fn monorepo(&self) -> MonorepoPath {
+        MonorepoPath {
+            owner: self.owner.clone(),
+            monorepo: self.monorepo.clone(),
+        }
+    }
+}
+
+/// `/v1/user/credentials/{id}`: one of the caller's own credentials, so no monorepo to
+/// authorize.
+#[derive(Debug, Clone, Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct CredentialPath {
+    /// The credential's id.
+    pub id: String,
+}
+
+/// Resolves `{r}`: the monorepo with the caller's access, and the repo (`meta` included).
+async fn resolve(
+    mut h: H<'_>,
+    caller: &Caller,
+    (owner, monorepo, repo): (&str, &str, &str),
+    need: Need,
+) -> ApiResult<(Access, RepoRow)> {
+    let access = authz::monorepo(h.reborrow(), caller, owner, monorepo, need).await?;
+    match repos::by_name(
+        h.reborrow(),
+        &access.monorepo.id,
+        &repo.to_ascii_lowercase(),
+    )
+    .await?
+    {
+        Some(row) => Ok((access, row)),
+        None => Err(repo_not_found(h, &access.monorepo, repo).await?),
+    }
+}
+
+/// 404 for a repo the monorepo lacks, suggesting its repos with near names (the caller
+/// may see them all).
+async fn repo_not_found(h: H<'_>, monorepo: &MonorepoRow, name: &str) -> ApiResult<ApiError> {
+    let rows = repos::all(h, &monorepo.id).await?;
+    let visible = rows.iter().filter(|r| !r.is_meta).map(|r| r.name.as_str());
+    Ok(suggest::not_found(
+        "repo",
+        &format!("{}/", monorepo.label()),
+        name,
+        visible,
+    ))
+}
+
+/// A stored branch that git still has (open or merged); the default branch is not one.
+pub async fn live_branch(mut h: H<'_>, repo: &RepoRow, name: &str) -> ApiResult<BranchRow> {
+    match branches::get(h.reborrow(), &repo.id, name)
+        .await?
+        .filter(|b| b.state != "deleted" && b.name != repo.default_branch)
+    {
+        Some(row) => Ok(row),
+        None => Err(branch_not_found(h, repo, name).await?),
+    }
+}
+
+/// 404 for a branch the repo lacks, suggesting its live branches with near names.
+pub async fn branch_not_found(h: H<'_>, repo: &RepoRow, name: &str) -> ApiResult<ApiError> {
+    let rows = branches::live(h, &repo.id).await?;
+    let visible = rows
+        .iter()
+        .filter(|b| b.name != repo.default_branch)
+        .map(|b| b.name.as_str());
+    Ok(suggest::not_found("branch", "", name, visible))
+}
