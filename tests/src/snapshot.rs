@@ -61,7 +61,10 @@ pub fn assert_json(path: &str, actual: &Value) {
     if total > SHOWN {
         found.push(format!("... and {} more", total - SHOWN));
     }
-    stale(path, &format!("{total} differences:\n  {}", found.join("\n  ")));
+    stale(
+        path,
+        &format!("{total} differences:\n  {}", found.join("\n  ")),
+    );
 }
 
 /// The committed text of `path`, or `None` once `actual` has been written in its place
@@ -118,7 +121,11 @@ fn differences(at: &str, old: &Value, new: &Value, found: &mut Vec<String>) {
             }
         }
         _ if old == new => {}
-        _ => found.push(format!("changed {at}: {} is now {}", short(old), short(new))),
+        _ => found.push(format!(
+            "changed {at}: {} is now {}",
+            short(old),
+            short(new)
+        )),
     }
 }
 
