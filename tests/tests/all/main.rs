@@ -2,7 +2,7 @@
 //!
 //! One binary rather than one per file: the harness and every dependency are linked once
 //! instead of once per file (a change to the harness relinked all of them), and the
-//! tests of all files share one run, so they keep both cores busy to the end. A filter
+//! tests of all files share one run, so every test thread stays busy to the end. A filter
 //! picks one file: `cargo test -p svc-tests --test all cli::`.
 //!
 //! The price is one process: state of the process (environment, current dir, globals)
