@@ -7,6 +7,7 @@ pub mod git;
 pub mod laptop;
 pub mod machine;
 pub mod pg;
+pub mod snapshot;
 pub mod ws;
 
 use std::time::Duration;

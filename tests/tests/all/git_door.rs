@@ -1,7 +1,5 @@
 //! The git door with the real git client: clone, push, the push rules, who may do what.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
 use std::io::Write;
 
 use reqwest::{Method, StatusCode, header};

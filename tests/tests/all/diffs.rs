@@ -1,7 +1,5 @@
 //! branchDiff end to end: every mode, checked against `git diff --patience`.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
 use reqwest::{Method, StatusCode, header};
 use serde_json::Value;
 use svc_tests::git::Git;

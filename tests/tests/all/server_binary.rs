@@ -1,8 +1,6 @@
 //! The `svc-server` binary itself: flags, config file, JSON logs with request ids,
 //! graceful shutdown on SIGTERM, `user set-password`, and `quickstart`.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};

@@ -1,8 +1,6 @@
 //! The machine daemon end to end: two sealed machines, each with its own `svc daemon run`,
 //! following one monorepo on a real server with real git.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 

@@ -1,8 +1,6 @@
 //! The meta layer end to end: `svc sync` (and `svc meta sync`) on two sealed machines
 //! against a real server, and the `{m}/meta/...` routes' refusals.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::Output;

@@ -1,7 +1,5 @@
 //! Bootstrap, the Login rule and the credential lifecycle.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use svc_protocol::user::{CredentialList, NewCredential, User};

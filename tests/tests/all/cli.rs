@@ -1,7 +1,5 @@
 //! The `svc` CLI end to end: a sealed machine, a real server, real git.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
 use std::io::{BufRead, BufReader};
 use std::process::Stdio;
 
@@ -9,7 +7,7 @@ use reqwest::Method;
 use serde_json::{Value, json};
 use svc_tests::git::{Git, all_output};
 use svc_tests::machine::Machine;
-use svc_tests::{TestApp, expect_json};
+use svc_tests::{TestApp, expect_json, snapshot};
 
 /// Logs `machine` in through the device flow, approving the code with `approver`.
 async fn login(app: &TestApp, machine: &Machine, approver: &str, name: &str) -> String {
@@ -419,16 +417,7 @@ async fn errors_are_one_clear_line() {
 fn help_matches_its_snapshot() {
     let m = Machine::new();
     let help = m.ok(&["--help"]);
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("snapshots/svc-help.txt");
-    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, &help).unwrap();
-    }
-    let snapshot = std::fs::read_to_string(&path).unwrap_or_default();
-    assert_eq!(
-        help, snapshot,
-        "svc --help changed: rerun with UPDATE_SNAPSHOTS=1 and review the diff"
-    );
+    snapshot::assert_text("tests/snapshots/svc-help.txt", &help);
 }
 
 /// Runs `cmd` with `input` on standard input.

@@ -1,7 +1,5 @@
 //! Branches, facts, statuses, checks, merges and reviews, end to end with real git.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
 use std::path::PathBuf;
 use std::time::Duration;
 

@@ -1,8 +1,6 @@
 //! Browser sign-in (the local provider and an OpenID Connect provider), the session
 //! cookie, the Origin check on its writes, and the sign-in pages in a real Chromium.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
 use std::io::{BufRead, BufReader};
 use std::process::Stdio;
 

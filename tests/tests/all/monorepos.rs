@@ -1,7 +1,5 @@
 //! Monorepos, members, invites and repos through the API.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use svc_tests::{TestApp, expect_error, expect_json};

@@ -1,8 +1,6 @@
 //! `svc branch|review|status|checks` end to end: a sealed machine with an svc clone, a real
 //! server, real git pushing through the door; diffs checked against git's own.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 

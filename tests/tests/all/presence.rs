@@ -1,8 +1,6 @@
 //! Presence: reported worktrees, the machines list, and socket hellos with their
 //! connection events.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use svc_protocol::presence::Hello;

@@ -1,15 +1,15 @@
 //! The committed completion scripts must match what `svc completions` prints.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
 use std::path::Path;
 use std::process::Command;
+
+use svc_tests::workspace_bin;
 
 #[test]
 fn committed_completions_are_current() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../completions");
     for (shell, file) in [("bash", "svc.bash"), ("zsh", "_svc"), ("fish", "svc.fish")] {
-        let out = Command::new(env!("CARGO_BIN_EXE_svc"))
+        let out = Command::new(workspace_bin("svc"))
             .args(["completions", shell])
             .output()
             .unwrap();

@@ -1,8 +1,6 @@
 //! The needs-you list (`GET /v1/branches`) and the web home's monorepo summaries
 //! (`GET /v1/monorepos?summary=1`), end to end with real pushes.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
 use std::path::Path;
 use std::time::Duration;
 

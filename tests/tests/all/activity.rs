@@ -1,8 +1,6 @@
 //! The person-wide activity feed: `GET /v1/events` pages and the person's activity
 //! socket, end to end with real git and real sockets.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
 use std::path::PathBuf;
 use std::time::Duration;
 

@@ -1,8 +1,6 @@
 //! The daemon keeps `.svc/` live: two sealed machines, each with its own `svc daemon run`
 //! and no `svc sync` run by hand, on a real server.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::time::Duration;

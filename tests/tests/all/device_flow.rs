@@ -1,7 +1,5 @@
 //! The device flow, as a machine and its person see it.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
 use std::time::Duration;
 
 use reqwest::{Method, StatusCode};

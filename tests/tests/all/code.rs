@@ -1,7 +1,5 @@
 //! Reading code through the API, checked against what git itself reports.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
 use reqwest::{Method, StatusCode, header};
 use serde_json::{Value, json};
 use svc_tests::git::Git;
