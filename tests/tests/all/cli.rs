@@ -381,7 +381,8 @@ async fn errors_are_one_clear_line() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(3), "{err}");
     assert!(
-        err.starts_with("svc: cannot reach http://127.0.0.1:1") && err.lines().count() == 1,
+        err.starts_with("svc: cannot reach http://127.0.0.1:1\ncaused by: ")
+            && err.lines().last().is_some_and(|l| l.starts_with("hint: ")),
         "{err}"
     );
 
@@ -405,7 +406,11 @@ async fn errors_are_one_clear_line() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1));
     assert!(
-        err.contains("refused") && err.contains("run svc login") && err.lines().count() == 1,
+        err.lines().next().is_some_and(|l| l.contains("refused"))
+            && err
+                .lines()
+                .skip(1)
+                .eq([format!("hint: run svc login --server {}", app.base)]),
         "{err}"
     );
     let out = m.run(&["monorepo", "view", "not-a-label"]);
@@ -568,7 +573,7 @@ async fn a_wrong_server_says_why() {
         assert_eq!(
             err.trim(),
             format!(
-                "svc: not signed in to {0}; you are signed in to {1}; run svc login --server {0}",
+                "svc: not signed in to {0}\nhint: you are signed in to {1}\nhint: run svc login --server {0}",
                 other.base, app.base
             )
         );

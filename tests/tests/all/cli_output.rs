@@ -2,8 +2,6 @@
 //! error shows its causes and hints each on its own line, and a refusal carries the
 //! CLI's advice for its code.
 
-#![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
-
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Output, Stdio};
 
