@@ -79,8 +79,7 @@ impl TestAppBuilder {
                 None,
             ),
         };
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-        listener.set_nonblocking(true).expect("nonblocking");
+        let listener = listen();
         let addr = listener.local_addr().expect("local addr");
         let mut config = Config::new(addr, data_dir.path().to_path_buf(), database_url);
         config.bootstrap_secret = self.bootstrap_secret;
@@ -214,8 +213,7 @@ impl TestApp {
     /// A second server process on the same database and data dir, as when svc scales out
     /// on PostgreSQL.
     pub async fn twin(&self) -> TestApp {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-        listener.set_nonblocking(true).expect("nonblocking");
+        let listener = listen();
         let addr = listener.local_addr().expect("local addr");
         let config = Config {
             listen: addr,
@@ -246,6 +244,27 @@ impl TestApp {
         self.server = Some(server);
         self.wait_ready().await;
     }
+}
+
+/// A listener for a test server on a port below the kernel's range for outgoing
+/// connections (32768 and up on Linux), so that [`TestApp::restart`] finds its port free:
+/// with every test in one process, a port 0 gave out could be taken, once its server
+/// stopped, as the local port of some other test's connection.
+fn listen() -> std::net::TcpListener {
+    use std::sync::atomic::{AtomicU16, Ordering};
+    const FIRST: u16 = 20_000;
+    const COUNT: u16 = 12_000;
+    // Where this process starts, so that test processes running side by side rarely meet.
+    static NEXT: AtomicU16 = AtomicU16::new(0);
+    let start = (std::process::id() % u32::from(COUNT)) as u16;
+    for _ in 0..COUNT {
+        let port = FIRST + start.wrapping_add(NEXT.fetch_add(1, Ordering::Relaxed)) % COUNT;
+        if let Ok(listener) = std::net::TcpListener::bind(("127.0.0.1", port)) {
+            listener.set_nonblocking(true).expect("nonblocking");
+            return listener;
+        }
+    }
+    panic!("no free port from {FIRST} to {}", FIRST + COUNT - 1);
 }
 
 impl Drop for TestApp {
