@@ -14,6 +14,7 @@ pub mod login;
 pub mod meta;
 pub mod monorepo;
 pub mod needs;
+pub mod org;
 pub mod presence;
 pub mod user;
 

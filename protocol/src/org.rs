@@ -1,0 +1,104 @@
+//! Organizations: namespaces for teams, with their people and invites.
+
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+
+use crate::monorepo::{Invite, Role};
+
+/// `POST /v1/orgs`: the caller becomes the org's first owner.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct CreateOrg {
+    /// The org's login, a namespace shared with people's logins (the login rule).
+    pub login: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+}
+
+/// The org header (`GET /v1/orgs/{org}`, and each row of `GET /v1/user/orgs`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Org {
+    pub login: String,
+    pub name: Option<String>,
+    pub description: Option<String>,
+    pub picture_url: Option<String>,
+    #[serde(with = "time::serde::rfc3339")]
+    pub created_at: OffsetDateTime,
+    /// The caller's role; null when the caller is not in the org.
+    pub role: Option<Role>,
+    /// How many people the org has; null for callers outside it.
+    pub members: Option<i64>,
+}
+
+/// `GET /v1/user/orgs`: the orgs the caller is in, by login.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct OrgList {
+    pub items: Vec<Org>,
+    pub next_cursor: Option<String>,
+}
+
+/// `PATCH /v1/orgs/{org}` (owners): omitted fields are kept, `null` clears one.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct UpdateOrg {
+    /// 1 to 100 printable characters; null clears it.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::nullable::deserialize"
+    )]
+    pub name: Option<Option<String>>,
+    /// Up to 1,000 characters; null clears it.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::nullable::deserialize"
+    )]
+    pub description: Option<Option<String>>,
+    /// An https URL; null clears it.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::nullable::deserialize"
+    )]
+    pub picture_url: Option<Option<String>>,
+}
+
+/// Someone in an org (the Org member shape).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct OrgMember {
+    pub login: String,
+    pub name: Option<String>,
+    pub picture_url: Option<String>,
+    pub role: Role,
+    #[serde(with = "time::serde::rfc3339")]
+    pub added_at: OffsetDateTime,
+    /// Null for the org's creator.
+    pub added_by: Option<String>,
+    /// When the person last used any credential; null when never.
+    #[serde(with = "crate::rfc3339_opt")]
+    pub last_active_at: Option<OffsetDateTime>,
+}
+
+/// `GET /v1/orgs/{org}/members`, by login.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct OrgMemberList {
+    pub items: Vec<OrgMember>,
+    pub next_cursor: Option<String>,
+}
+
+/// `POST /v1/orgs/{org}/invites`: 200 `added` when someone signed in with that email
+/// before, else 201 `invited` (the Org invite shape is the monorepo invite's).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(tag = "status", rename_all = "lowercase")]
+pub enum OrgInviteAnswer {
+    Added { member: OrgMember },
+    Invited { invite: Invite },
+}
