@@ -92,7 +92,7 @@ pub async fn create_user(tx: &mut Tx, new: NewUser<'_>) -> ApiResult<users::User
 /// Turns the invites waiting for a verified email into memberships.
 pub async fn accept_invites(tx: &mut Tx, user_id: &str, email: &str) -> store::Result<()> {
     for invite in monorepos::take_invites_for(tx.h(), email).await? {
-        let current = monorepos::role(tx.h(), &invite.monorepo_id, user_id).await?;
+        let current = monorepos::own_role(tx.h(), &invite.monorepo_id, user_id).await?;
         if current.as_deref() != Some("owner") {
             let by = Some(invite.invited_by.as_str());
             monorepos::put_member(

@@ -1,7 +1,8 @@
 //! Authorization: the one function that decides every access to a monorepo.
 //!
 //! Outsiders get 404, never 403, so a monorepo's existence does not leak. Roles come
-//! from [`role_of`], the single place organization roles will join later.
+//! from [`role_of`], the single place organization roles join a person's own: in an
+//! org's monorepo, the org's owners are owners and its members are members.
 
 use svc_protocol::ErrorCode;
 use svc_protocol::monorepo::Role;
@@ -29,7 +30,9 @@ pub struct Access {
     pub role: Role,
 }
 
-/// The caller's role in a monorepo, if any.
+/// The person's role in a monorepo, if any: the higher of their own membership row and,
+/// when an org owns the monorepo, their role in that org. Read afresh on every call (no
+/// cache), so a removal counts from the next request.
 pub async fn role_of(h: H<'_>, monorepo_id: &str, user_id: &str) -> ApiResult<Option<Role>> {
     Ok(monorepos::role(h, monorepo_id, user_id)
         .await?
@@ -61,6 +64,20 @@ pub async fn monorepo(
         ));
     }
     Ok(Access { monorepo, role })
+}
+
+/// The caller's role in the namespace `owner`: owner of their own login, else their role
+/// in the org of that login; none for another person's namespace or an org they are
+/// not in. Anyone with a role may create monorepos there; only an owner acts for the
+/// namespace, giving away an old label in it (core rule 2).
+pub async fn namespace_role(h: H<'_>, caller: &Caller, owner: &str) -> ApiResult<Option<Role>> {
+    if caller.login == owner {
+        return Ok(Some(Role::Owner));
+    }
+    Ok(monorepos::org_role(h, owner, &caller.user_id)
+        .await?
+        .as_deref()
+        .and_then(Role::parse))
 }
 
 /// The 404 for a monorepo that is missing or hidden from the caller: the same words

@@ -57,7 +57,7 @@ pub fn member(row: &MemberRow) -> Member {
         name: row.name.clone(),
         picture_url: row.picture_url.clone(),
         role: Role::parse(&row.role).unwrap_or(Role::Member),
-        via: "direct".into(),
+        via: row.via.clone(),
         added_at: time_of(row.added_at),
         added_by: row.added_by.clone(),
     }

@@ -10,7 +10,7 @@ use svc_protocol::monorepo::{
 };
 
 use crate::auth::Caller;
-use crate::authz::{self, Need};
+use crate::authz::Need;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Json, Path};
 use crate::paths::{InvitePath, MemberPath, MonorepoPath};
@@ -19,7 +19,9 @@ use crate::store::monorepos::{self, InviteRow};
 use crate::store::{H, now_ms, time_of, users};
 use crate::views;
 
-/// Everyone who can open the monorepo, by login.
+/// Everyone who can open the monorepo, by login: in an org's monorepo, its own members
+/// and the org's people, `via` saying which (`direct` when they have their own row) and
+/// `role` the higher of the two.
 #[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/members", tag = "members",
     params(MonorepoPath),
     responses((status = 200, body = MemberList), (status = 404, body = ApiErrorBody)))]
@@ -54,7 +56,7 @@ pub async fn put(
     let user = users::by_login(tx.h(), &path.login.to_ascii_lowercase())
         .await?
         .ok_or_else(|| ApiError::not_found("user"))?;
-    let current = authz::role_of(tx.h(), id, &user.id).await?;
+    let current = own_role(tx.h(), id, &user.id).await?;
     if current == Some(Role::Owner) && body.role != Role::Owner {
         ensure_another_owner(tx.h(), id).await?;
     }
@@ -94,7 +96,8 @@ pub async fn remove(
     let user = users::by_login(tx.h(), &login)
         .await?
         .ok_or_else(|| ApiError::not_found("member"))?;
-    match authz::role_of(tx.h(), id, &user.id).await? {
+    // Their own row only: someone in the owning org keeps the org's access.
+    match own_role(tx.h(), id, &user.id).await? {
         None => return Err(ApiError::not_found("member")),
         Some(Role::Owner) => ensure_another_owner(tx.h(), id).await?,
         Some(Role::Member) => {}
@@ -104,6 +107,16 @@ pub async fn remove(
     Ok(StatusCode::NO_CONTENT)
 }
 
+/// The person's own row's role, leaving out what an org gives them.
+async fn own_role(h: H<'_>, monorepo_id: &str, user_id: &str) -> ApiResult<Option<Role>> {
+    Ok(monorepos::own_role(h, monorepo_id, user_id)
+        .await?
+        .as_deref()
+        .and_then(Role::parse))
+}
+
+/// 409 `last_owner` unless taking one owner row away leaves an owner (another owner
+/// row, or the owners of the org that owns the monorepo).
 async fn ensure_another_owner(h: H<'_>, monorepo_id: &str) -> ApiResult<()> {
     if monorepos::count_owners(h, monorepo_id).await? <= 1 {
         return Err(ApiError::conflict(
@@ -156,7 +169,7 @@ pub async fn invite(
         .filter(|u| u.email_verified);
     let answer = match known {
         Some(user) => {
-            let current = authz::role_of(tx.h(), &id, &user.id).await?;
+            let current = own_role(tx.h(), &id, &user.id).await?;
             let role = current.map_or(role, |r| r.max(role));
             monorepos::put_member(
                 tx.h(),

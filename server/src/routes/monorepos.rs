@@ -37,12 +37,6 @@ pub async fn create(
         .owner
         .as_deref()
         .map_or_else(|| caller.login.clone(), str::to_ascii_lowercase);
-    if !acts_for_namespace(&caller, &owner) {
-        return Err(ApiError::forbidden(
-            ErrorCode::NotYourNamespace,
-            format!("you cannot create monorepos under {owner}"),
-        ));
-    }
     let now = now_ms();
     let row = MonorepoRow {
         id: token::new_id("m_"),
@@ -68,13 +62,19 @@ pub async fn create(
         default_head_at: 0,
     };
     let mut tx = state.store.begin().await?;
-    if monorepos::by_label(tx.h(), &row.owner, &row.name)
-        .await?
-        .is_some_and(|m| m.owner == row.owner && m.name == row.name)
-    {
+    // Their own namespace, or an org they are in.
+    let Some(in_namespace) = authz::namespace_role(tx.h(), &caller, &row.owner).await? else {
+        return Err(ApiError::forbidden(
+            ErrorCode::NotYourNamespace,
+            format!("you cannot create monorepos under {}", row.owner),
+        ));
+    };
+    let holder = monorepos::by_label(tx.h(), &row.owner, &row.name).await?;
+    // A label held now, or an old label an org member (not owner) may not give away.
+    if holder.is_some_and(|m| (m.owner == row.owner && m.name == row.name) || in_namespace != Role::Owner) {
         return Err(exists(&row));
     }
-    // The caller acts for the namespace (checked above), so an alias in it may go.
+    // The caller acts for the namespace, so an alias in it may go.
     let replaced_alias = monorepos::take_alias(tx.h(), &row.owner, &row.name).await?;
     monorepos::insert(tx.h(), &row).await.map_err(|e| {
         if e.is_unique_violation() {
@@ -107,13 +107,6 @@ pub async fn create(
             replaced_alias,
         }),
     ))
-}
-
-/// Whether the caller acts for the namespace `owner`: it is the caller's own login.
-/// Only such an action gives away an alias in that namespace (core rule 2); an org's
-/// owners will act for the org.
-fn acts_for_namespace(caller: &Caller, owner: &str) -> bool {
-    caller.login == owner
 }
 
 fn exists(row: &MonorepoRow) -> ApiError {
@@ -247,7 +240,7 @@ pub async fn rename(
         .map(str::to_ascii_lowercase)
         .unwrap_or_else(|| current.owner.clone());
     if new_owner != current.owner {
-        check_transfer(tx.h(), &current, &new_owner).await?;
+        check_transfer(tx.h(), &caller, &current, &new_owner).await?;
     }
     if (new_owner.as_str(), new_name.as_str()) == (current.owner.as_str(), current.name.as_str()) {
         return Ok(Json(MonorepoChanged {
@@ -270,7 +263,9 @@ pub async fn rename(
     // Taking back one's own old label is no takeover; another monorepo's alias is given
     // away only by its namespace's own action (core rule 2).
     let takeover = holder.is_some_and(|m| m.id != current.id);
-    if takeover && !acts_for_namespace(&caller, &target.owner) {
+    if takeover
+        && authz::namespace_role(tx.h(), &caller, &target.owner).await? != Some(Role::Owner)
+    {
         return Err(exists(&target));
     }
     let taken = monorepos::take_alias(tx.h(), &target.owner, &target.name).await?;
@@ -293,34 +288,45 @@ pub async fn rename(
 
 /// A transfer goes to a person with their own owner row in the monorepo (else 400
 /// `bad_owner`) or to an organization the caller is in (else 403 `not_your_namespace`).
-async fn check_transfer(mut h: H<'_>, monorepo: &MonorepoRow, new_owner: &str) -> ApiResult<()> {
-    match users::by_login(h.reborrow(), new_owner).await? {
-        Some(user) => {
-            let role = authz::role_of(h, &monorepo.id, &user.id).await?;
-            if role == Some(Role::Owner) {
-                Ok(())
-            } else {
-                Err(ApiError::bad_request(
-                    ErrorCode::BadOwner,
-                    format!("{new_owner} must be an owner of this monorepo first"),
-                ))
-            }
-        }
-        None if users::logins_like(h, new_owner)
-            .await?
-            .iter()
-            .any(|l| l == new_owner) =>
-        {
-            Err(ApiError::forbidden(
-                ErrorCode::NotYourNamespace,
-                format!("you are not in the organization {new_owner}"),
+/// Moved into an org, the org's people gain it; moved out, they lose it: access follows
+/// the owner (`monorepo_access`), so nothing else is written.
+async fn check_transfer(
+    mut h: H<'_>,
+    caller: &Caller,
+    monorepo: &MonorepoRow,
+    new_owner: &str,
+) -> ApiResult<()> {
+    if let Some(user) = users::by_login(h.reborrow(), new_owner).await? {
+        let own = monorepos::own_role(h, &monorepo.id, &user.id).await?;
+        return if own.as_deref() == Some(Role::Owner.as_str()) {
+            Ok(())
+        } else {
+            Err(ApiError::bad_request(
+                ErrorCode::BadOwner,
+                format!("{new_owner} must be an owner of this monorepo first"),
             ))
-        }
-        None => Err(ApiError::bad_request(
-            ErrorCode::BadOwner,
-            format!("no person or organization is called {new_owner}"),
-        )),
+        };
     }
+    if authz::namespace_role(h.reborrow(), caller, new_owner)
+        .await?
+        .is_some()
+    {
+        return Ok(());
+    }
+    if users::logins_like(h, new_owner)
+        .await?
+        .iter()
+        .any(|l| l == new_owner)
+    {
+        return Err(ApiError::forbidden(
+            ErrorCode::NotYourNamespace,
+            format!("you are not in the organization {new_owner}"),
+        ));
+    }
+    Err(ApiError::bad_request(
+        ErrorCode::BadOwner,
+        format!("no person or organization is called {new_owner}"),
+    ))
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]

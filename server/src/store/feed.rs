@@ -200,13 +200,15 @@ impl PersonMonorepo {
     }
 }
 
-/// The user's monorepos, most recently active first.
+/// The user's monorepos (by membership and by organization), most recently active
+/// first; `members` counts everyone who can open each.
 pub async fn person_monorepos(h: H<'_>, user_id: &str) -> Result<Vec<PersonMonorepo>> {
     Ok(on!(h, c => sqlx::query_as(
         "SELECT m.id, m.owner, m.name, m.feed_at,
-           (SELECT COUNT(*) FROM memberships x WHERE x.monorepo_id = m.id) AS members
-         FROM memberships ms JOIN monorepos m ON m.id = ms.monorepo_id
-         WHERE ms.user_id = $1 ORDER BY m.feed_at DESC, m.id",
+           (SELECT COUNT(DISTINCT x.user_id) FROM monorepo_access x WHERE x.monorepo_id = m.id) AS members
+         FROM (SELECT DISTINCT monorepo_id FROM monorepo_access WHERE user_id = $1) a
+         JOIN monorepos m ON m.id = a.monorepo_id
+         ORDER BY m.feed_at DESC, m.id",
     )
     .bind(user_id).fetch_all(c).await?))
 }

@@ -1,4 +1,8 @@
 //! Monorepos, their old labels (aliases), memberships and invites.
+//!
+//! Access is read from the `monorepo_access` view (migration 0008): a person's own
+//! membership rows and, for an org's monorepos, the org's people. Only writes and the
+//! questions about a person's own row read `memberships` directly.
 
 use super::{H, Result, on};
 
@@ -55,7 +59,8 @@ pub struct MembershipRow {
     pub role: String,
 }
 
-/// The user's monorepos: their own namespace first, then by owner and name.
+/// The user's monorepos, by membership and by organization, with their highest role:
+/// their own namespace first, then by owner and name.
 pub async fn list_for_user(
     h: H<'_>,
     user_id: &str,
@@ -64,9 +69,11 @@ pub async fn list_for_user(
     name: Option<&str>,
 ) -> Result<Vec<MembershipRow>> {
     Ok(on!(h, c => sqlx::query_as(
-        "SELECT m.id, m.owner, m.name, m.kind, m.created_at, ms.role
-         FROM memberships ms JOIN monorepos m ON m.id = ms.monorepo_id
-         WHERE ms.user_id = $1 AND ($3 IS NULL OR m.owner = $3) AND ($4 IS NULL OR m.name = $4)
+        "SELECT m.id, m.owner, m.name, m.kind, m.created_at, a.role
+         FROM (SELECT monorepo_id, MAX(role) AS role FROM monorepo_access
+               WHERE user_id = $1 GROUP BY monorepo_id) a
+         JOIN monorepos m ON m.id = a.monorepo_id
+         WHERE ($3 IS NULL OR m.owner = $3) AND ($4 IS NULL OR m.name = $4)
          ORDER BY CASE WHEN m.owner = $2 THEN 0 ELSE 1 END, m.owner, m.name",
     )
     .bind(user_id).bind(login).bind(owner).bind(name)
@@ -86,10 +93,11 @@ pub struct ActiveRow {
 pub async fn by_activity(h: H<'_>, user_id: &str) -> Result<Vec<ActiveRow>> {
     Ok(on!(h, c => sqlx::query_as(
         "SELECT id, owner, name, kind, created_at, role, active_at FROM (
-           SELECT m.id, m.owner, m.name, m.kind, m.created_at, ms.role,
+           SELECT m.id, m.owner, m.name, m.kind, m.created_at, a.role,
              (SELECT e.at FROM events e WHERE e.monorepo_id = m.id AND e.seq = m.last_seq) AS active_at
-           FROM memberships ms JOIN monorepos m ON m.id = ms.monorepo_id
-           WHERE ms.user_id = $1) AS mine
+           FROM (SELECT monorepo_id, MAX(role) AS role FROM monorepo_access
+                 WHERE user_id = $1 GROUP BY monorepo_id) a
+           JOIN monorepos m ON m.id = a.monorepo_id) AS mine
          ORDER BY CASE WHEN active_at IS NULL THEN 1 ELSE 0 END, active_at DESC, owner, name",
     )
     .bind(user_id).fetch_all(c).await?))
@@ -121,11 +129,28 @@ pub async fn delete(h: H<'_>, id: &str) -> Result<()> {
     Ok(())
 }
 
-/// The user's own role row in the monorepo.
+/// The user's role in the monorepo: the highest of their own row and, in an org's
+/// monorepo, their org role. The query behind every authorization.
 pub async fn role(h: H<'_>, monorepo_id: &str, user_id: &str) -> Result<Option<String>> {
+    Ok(on!(h, c => sqlx::query_scalar(
+        "SELECT MAX(role) FROM monorepo_access WHERE monorepo_id = $1 AND user_id = $2",
+    )
+    .bind(monorepo_id).bind(user_id).fetch_one(c).await?))
+}
+
+/// The user's own row's role in the monorepo, leaving out what an org gives.
+pub async fn own_role(h: H<'_>, monorepo_id: &str, user_id: &str) -> Result<Option<String>> {
     Ok(
         on!(h, c => sqlx::query_scalar("SELECT role FROM memberships WHERE monorepo_id = $1 AND user_id = $2")
         .bind(monorepo_id).bind(user_id).fetch_optional(c).await?),
+    )
+}
+
+/// The user's role in the org `org`; none when `org` is no org or they are not in it.
+pub async fn org_role(h: H<'_>, org: &str, user_id: &str) -> Result<Option<String>> {
+    Ok(
+        on!(h, c => sqlx::query_scalar("SELECT role FROM org_members WHERE org = $1 AND user_id = $2")
+        .bind(org).bind(user_id).fetch_optional(c).await?),
     )
 }
 
@@ -136,17 +161,33 @@ pub struct MemberRow {
     pub name: Option<String>,
     pub picture_url: Option<String>,
     pub role: String,
+    /// `direct` when the person has their own row, else `org`.
+    pub via: String,
     pub added_at: i64,
     pub added_by: Option<String>,
 }
 
+/// Everyone who can open the monorepo, by login, each once with their highest role.
+/// `via`, `added_at` and `added_by` are of their own row when they have one (the row
+/// removeMember takes away), else of their org row.
 pub async fn members(h: H<'_>, monorepo_id: &str) -> Result<Vec<MemberRow>> {
-    Ok(on!(h, c => sqlx::query_as(
-        "SELECT u.id AS user_id, u.login, u.name, u.picture_url, ms.role, ms.added_at, ms.added_by
-         FROM memberships ms JOIN users u ON u.id = ms.user_id
-         WHERE ms.monorepo_id = $1 ORDER BY u.login",
+    let rows: Vec<MemberRow> = on!(h, c => sqlx::query_as(
+        "SELECT u.id AS user_id, u.login, u.name, u.picture_url, a.role, a.via, a.added_at, a.added_by
+         FROM monorepo_access a JOIN users u ON u.id = a.user_id
+         WHERE a.monorepo_id = $1 ORDER BY u.login, a.via",
     )
-    .bind(monorepo_id).fetch_all(c).await?))
+    .bind(monorepo_id).fetch_all(c).await?);
+    let mut people: Vec<MemberRow> = Vec::with_capacity(rows.len());
+    for row in rows {
+        match people.last_mut() {
+            // 'direct' sorts before 'org': the first row of a person is the one shown.
+            Some(last) if last.user_id == row.user_id => {
+                last.role = last.role.clone().max(row.role);
+            }
+            _ => people.push(row),
+        }
+    }
+    Ok(people)
 }
 
 pub async fn put_member(
@@ -172,13 +213,15 @@ pub async fn remove_member(h: H<'_>, monorepo_id: &str, user_id: &str) -> Result
     Ok(n > 0)
 }
 
-/// Owners counted with the monorepo row locked (PostgreSQL), so two demotions at once
-/// cannot both see another owner.
+/// Sources of ownership (own owner rows and, in an org's monorepo, the org's owners)
+/// counted with the monorepo row locked (PostgreSQL), so two demotions at once cannot
+/// both see another owner. Taking one owner row away leaves an owner while this is 2
+/// or more; an org always has an owner, so an org's monorepo needs no owner row.
 pub async fn count_owners(h: H<'_>, monorepo_id: &str) -> Result<i64> {
     Ok(on!(h, c => {
         sqlx::query("UPDATE monorepos SET last_seq = last_seq WHERE id = $1")
             .bind(monorepo_id).execute(&mut *c).await?;
-        sqlx::query_scalar("SELECT COUNT(*) FROM memberships WHERE monorepo_id = $1 AND role = 'owner'")
+        sqlx::query_scalar("SELECT COUNT(*) FROM monorepo_access WHERE monorepo_id = $1 AND role = 'owner'")
             .bind(monorepo_id).fetch_one(&mut *c).await?
     }))
 }
