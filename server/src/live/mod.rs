@@ -7,6 +7,11 @@
 //! hands the same bytes to every socket of that monorepo through a bounded broadcast (a
 //! socket that falls behind is dropped, never buffered without bound). A checker
 //! re-reads access every few seconds so sockets close 4404/4403 within 15 s.
+//!
+//! A write that takes people's access away (an org member removed, a person leaving an
+//! org or a monorepo, a transfer) calls [`Live::access_changed`] after it commits: every
+//! process (on PostgreSQL through [`ACCESS_CHANNEL`]) re-checks its event sockets and
+//! activity sockets at once rather than at their next periodic check.
 
 pub mod socket;
 pub mod topics;
@@ -28,6 +33,8 @@ const CHANNEL_CAPACITY: usize = 1024;
 const ACCESS_EVERY: Duration = Duration::from_secs(5);
 /// Events read per query while dispatching.
 const DISPATCH_BATCH: i64 = 500;
+/// The PostgreSQL channel [`Live::access_changed`] announces on.
+pub const ACCESS_CHANNEL: &str = "svc_access";
 
 /// One event, rendered once as its socket frame.
 #[derive(Debug)]
@@ -84,6 +91,8 @@ pub struct Live {
     /// Stops the hub's tasks when the server's state goes.
     _stop: DropGuard,
     bell: watch::Receiver<u64>,
+    /// Rings when someone's access changed, here or in another process.
+    access: watch::Sender<u64>,
     channels: Mutex<HashMap<String, Weak<Channel>>>,
 }
 
@@ -110,11 +119,16 @@ impl Live {
     /// Starts the hub's bell, dispatcher and access checker.
     pub fn start(store: Store) -> Arc<Live> {
         let stop = CancellationToken::new();
+        let access = watch::Sender::new(0);
         let bell = match &store {
             Store::Sqlite(pools) => pools.bell.subscribe(),
             Store::Postgres(pool) => {
                 let (ring, bell) = watch::channel(0);
-                tokio::spawn(until(stop.clone(), listen(pool.clone(), ring)));
+                let rings = Rings {
+                    events: ring,
+                    access: access.clone(),
+                };
+                tokio::spawn(until(stop.clone(), listen(pool.clone(), rings)));
                 bell
             }
         };
@@ -122,6 +136,7 @@ impl Live {
             revocable_elsewhere: matches!(store, Store::Postgres(_)),
             store,
             bell,
+            access,
             channels: Mutex::default(),
             _stop: stop.clone().drop_guard(),
         });
@@ -129,8 +144,35 @@ impl Live {
             stop.clone(),
             dispatch(Arc::downgrade(&live), live.bell()),
         ));
-        tokio::spawn(until(stop, check_access(Arc::downgrade(&live))));
+        tokio::spawn(until(
+            stop,
+            check_access(Arc::downgrade(&live), live.access_bell()),
+        ));
         live
+    }
+
+    /// Says that people's access to monorepos changed (an org member removed, someone
+    /// leaving an org or a monorepo, a monorepo transferred): call it after the change
+    /// commits. Every server process re-checks at once: event sockets that lost access
+    /// close 4403, activity sockets send `left` (or `joined`). Without the call the
+    /// periodic checks still catch the change, within 15 s; requests and the git door
+    /// read access afresh each time and need no call.
+    pub async fn access_changed(&self) {
+        ring(&self.access);
+        if let Store::Postgres(pool) = &self.store {
+            let sent = sqlx::query("SELECT pg_notify($1, '')")
+                .bind(ACCESS_CHANNEL)
+                .execute(pool)
+                .await;
+            if let Err(e) = sent {
+                tracing::warn!(error = %e, "cannot announce an access change; periodic checks will see it");
+            }
+        }
+    }
+
+    /// A receiver that changes when someone's access changed ([`Live::access_changed`]).
+    pub fn access_bell(&self) -> watch::Receiver<u64> {
+        self.access.subscribe()
     }
 
     /// A receiver that changes after transactions that may have appended events commit.
@@ -319,11 +361,14 @@ async fn dispatch(live: Weak<Live>, mut bell: watch::Receiver<u64>) {
     }
 }
 
-async fn check_access(live: Weak<Live>) {
+async fn check_access(live: Weak<Live>, mut changed: watch::Receiver<u64>) {
     let mut every = tokio::time::interval(ACCESS_EVERY);
     every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
-        every.tick().await;
+        tokio::select! {
+            _ = every.tick() => {}
+            Ok(()) = changed.changed() => {}
+        }
         let Some(hub) = live.upgrade() else { return };
         if let Err(e) = hub.check_once().await {
             tracing::warn!(error = %e, "cannot re-check socket access");
@@ -331,26 +376,48 @@ async fn check_access(live: Weak<Live>) {
     }
 }
 
+/// The bells PostgreSQL notifications ring.
+struct Rings {
+    /// New events ([`events::CHANNEL`]).
+    events: watch::Sender<u64>,
+    /// Access changed ([`ACCESS_CHANNEL`]).
+    access: watch::Sender<u64>,
+}
+
+impl Rings {
+    fn all(&self) {
+        ring(&self.events);
+        ring(&self.access);
+    }
+}
+
+fn ring(bell: &watch::Sender<u64>) {
+    bell.send_modify(|n| *n = n.wrapping_add(1));
+}
+
 /// Turns PostgreSQL notifications into rings; while reconnecting, rings once it is back
 /// so nothing committed meanwhile is left unread.
-async fn listen(pool: sqlx::PgPool, ring: watch::Sender<u64>) {
+async fn listen(pool: sqlx::PgPool, rings: Rings) {
     let mut wait = Duration::from_millis(100);
     loop {
         let connected = async {
             let mut listener = sqlx::postgres::PgListener::connect_with(&pool).await?;
-            listener.listen(events::CHANNEL).await?;
+            listener
+                .listen_all([events::CHANNEL, ACCESS_CHANNEL])
+                .await?;
             Ok::<_, sqlx::Error>(listener)
         };
         match connected.await {
             Ok(mut listener) => {
                 wait = Duration::from_millis(100);
-                ring.send_modify(|n| *n = n.wrapping_add(1));
+                rings.all();
                 loop {
                     match listener.try_recv().await {
-                        Ok(Some(_)) => ring.send_modify(|n| *n = n.wrapping_add(1)),
+                        Ok(Some(n)) if n.channel() == ACCESS_CHANNEL => ring(&rings.access),
+                        Ok(Some(_)) => ring(&rings.events),
                         // The connection dropped and will be re-established: notifications
                         // in between are lost, so ring to re-read.
-                        Ok(None) => ring.send_modify(|n| *n = n.wrapping_add(1)),
+                        Ok(None) => rings.all(),
                         Err(e) => {
                             tracing::warn!(error = %e, "lost the event listener; reconnecting");
                             break;

@@ -224,6 +224,8 @@ impl PersonSocket {
         self.check_home(&[]).await?;
         let mut check = tokio::time::interval(CHECK_EVERY);
         check.tick().await;
+        // Someone's access changed: check now rather than at the next tick.
+        let mut access = self.state.live.access_bell();
         let gate = self.gate.clone();
         loop {
             tokio::select! {
@@ -244,6 +246,7 @@ impl PersonSocket {
                     Err(RecvError::Closed) => return Ok(()),
                 },
                 _ = check.tick() => self.check().await?,
+                Ok(()) = access.changed() => self.check().await?,
             }
         }
     }

@@ -104,6 +104,7 @@ pub async fn remove(
     }
     monorepos::remove_member(tx.h(), id, &user.id).await?;
     tx.commit().await?;
+    state.live.access_changed().await;
     Ok(StatusCode::NO_CONTENT)
 }
 

@@ -279,6 +279,10 @@ pub async fn rename(
             }
         })?;
     tx.commit().await?;
+    if target.owner != current.owner {
+        // A transfer moves the org's people in or out.
+        state.live.access_changed().await;
+    }
     tracing::info!(from = %current.label(), to = %target.label(), "monorepo relabelled");
     Ok(Json(MonorepoChanged {
         monorepo: views::monorepo(&target, access.role),
