@@ -76,7 +76,7 @@ pub async fn namespace_role(h: H<'_>, caller: &Caller, owner: &str) -> ApiResult
     if caller.login == owner {
         return Ok(Some(Role::Owner));
     }
-    Ok(monorepos::org_role(h, owner, &caller.user_id)
+    Ok(orgs::role(h, owner, &caller.user_id)
         .await?
         .as_deref()
         .and_then(Role::parse))

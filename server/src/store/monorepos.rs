@@ -146,14 +146,6 @@ pub async fn own_role(h: H<'_>, monorepo_id: &str, user_id: &str) -> Result<Opti
     )
 }
 
-/// The user's role in the org `org`; none when `org` is no org or they are not in it.
-pub async fn org_role(h: H<'_>, org: &str, user_id: &str) -> Result<Option<String>> {
-    Ok(
-        on!(h, c => sqlx::query_scalar("SELECT role FROM org_members WHERE org = $1 AND user_id = $2")
-        .bind(org).bind(user_id).fetch_optional(c).await?),
-    )
-}
-
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct MemberRow {
     pub user_id: String,
