@@ -71,7 +71,9 @@ pub async fn create(
     };
     let holder = monorepos::by_label(tx.h(), &row.owner, &row.name).await?;
     // A label held now, or an old label an org member (not owner) may not give away.
-    if holder.is_some_and(|m| (m.owner == row.owner && m.name == row.name) || in_namespace != Role::Owner) {
+    if holder.is_some_and(|m| {
+        (m.owner == row.owner && m.name == row.name) || in_namespace != Role::Owner
+    }) {
         return Err(exists(&row));
     }
     // The caller acts for the namespace, so an alias in it may go.
@@ -263,8 +265,7 @@ pub async fn rename(
     // Taking back one's own old label is no takeover; another monorepo's alias is given
     // away only by its namespace's own action (core rule 2).
     let takeover = holder.is_some_and(|m| m.id != current.id);
-    if takeover
-        && authz::namespace_role(tx.h(), &caller, &target.owner).await? != Some(Role::Owner)
+    if takeover && authz::namespace_role(tx.h(), &caller, &target.owner).await? != Some(Role::Owner)
     {
         return Err(exists(&target));
     }

@@ -30,6 +30,7 @@ mod identity;
 mod meta_sync;
 mod monorepos;
 mod needs;
+mod org_access;
 mod presence;
 mod server_binary;
 
