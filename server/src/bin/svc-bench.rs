@@ -3,6 +3,9 @@
 //!
 //! - `svc-bench auth [--database-url URL]`: the credential check every authenticated
 //!   request adds, against one indexed user read; idle RSS of `svc-server`;
+//! - `svc-bench org-access [--database-url URL]`: authorizing a request in an org's
+//!   monorepo (a person in 50 orgs, an org of 1,000 monorepos) against the same check
+//!   in the person's own monorepo;
 //! - `svc-bench door`: clone of a 120 MiB repository through the git door against a
 //!   clone of its bare directory, server RSS during a door clone, 20 concurrent clones;
 //! - `svc-bench last-commits`: cold `getLastCommits` on a 1,000-entry folder of a
@@ -29,7 +32,9 @@ mod svc_bench;
 
 use clap::{Parser, Subcommand};
 
-use svc_bench::{auth, branch_diff, branches, daemon, diff_engine, door, events, last_commits};
+use svc_bench::{
+    auth, branch_diff, branches, daemon, diff_engine, door, events, last_commits, org_access,
+};
 
 #[derive(Parser)]
 #[command(name = "svc-bench", about = "Benchmarks of svc-server")]
@@ -42,6 +47,12 @@ struct Cli {
 enum Command {
     /// The credential check per request against a plain indexed read; idle server RSS
     Auth {
+        /// The store to measure (default: SQLite in a temp dir)
+        #[arg(long)]
+        database_url: Option<String>,
+    },
+    /// Authorizing a request in an org's monorepo against one in the person's own
+    OrgAccess {
         /// The store to measure (default: SQLite in a temp dir)
         #[arg(long)]
         database_url: Option<String>,
@@ -179,6 +190,7 @@ async fn main() -> anyhow::Result<()> {
     let _ = rustls::crypto::ring::default_provider().install_default();
     match Cli::parse().command {
         Command::Auth { database_url } => auth::run(database_url).await,
+        Command::OrgAccess { database_url } => org_access::run(database_url).await,
         Command::Door {
             size_mib,
             runs,

@@ -9,3 +9,4 @@ pub mod diff_engine;
 pub mod door;
 pub mod events;
 pub mod last_commits;
+pub mod org_access;
