@@ -201,11 +201,17 @@ impl PersonMonorepo {
 }
 
 /// The user's monorepos (by membership and by organization), most recently active
-/// first; `members` counts everyone who can open each.
+/// first; `members` counts everyone who can open each: own rows, plus the owning org's
+/// people without one. That count is written out rather than read from
+/// `monorepo_access`, because SQLite does not push a condition on the outer row into
+/// the view and would read the whole view for every monorepo.
 pub async fn person_monorepos(h: H<'_>, user_id: &str) -> Result<Vec<PersonMonorepo>> {
     Ok(on!(h, c => sqlx::query_as(
         "SELECT m.id, m.owner, m.name, m.feed_at,
-           (SELECT COUNT(DISTINCT x.user_id) FROM monorepo_access x WHERE x.monorepo_id = m.id) AS members
+           (SELECT COUNT(*) FROM memberships x WHERE x.monorepo_id = m.id)
+           + (SELECT COUNT(*) FROM org_members o WHERE o.org = m.owner AND NOT EXISTS
+                (SELECT 1 FROM memberships y WHERE y.monorepo_id = m.id AND y.user_id = o.user_id))
+             AS members
          FROM (SELECT DISTINCT monorepo_id FROM monorepo_access WHERE user_id = $1) a
          JOIN monorepos m ON m.id = a.monorepo_id
          ORDER BY m.feed_at DESC, m.id",
