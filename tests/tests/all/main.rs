@@ -31,6 +31,7 @@ mod meta_sync;
 mod monorepos;
 mod needs;
 mod org_access;
+mod orgs;
 mod presence;
 mod server_binary;
 
