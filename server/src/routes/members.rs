@@ -20,9 +20,10 @@ use crate::store::monorepos::{self, InviteRow};
 use crate::store::{H, now_ms, time_of, users};
 use crate::views;
 
-/// Everyone who can open the monorepo, by login: in an org's monorepo, its own members
-/// and the org's people, `via` saying which (`direct` when they have their own row) and
-/// `role` the higher of the two.
+/// Everyone who can open the monorepo, by login.
+///
+/// In an org's monorepo, its own members and the org's people: `via` says which
+/// (`direct` when they have their own row), `role` is the higher of the two.
 #[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/members", tag = "members",
     params(MonorepoPath),
     responses((status = 200, body = MemberList), (status = 404, body = ApiErrorBody)))]
