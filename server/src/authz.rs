@@ -1,4 +1,5 @@
-//! Authorization: the one function that decides every access to a monorepo.
+//! Authorization: [`monorepo`] decides every access to a monorepo, [`org`] every access
+//! to an organization.
 //!
 //! Outsiders get 404, never 403, so a monorepo's existence does not leak. Roles come
 //! from [`role_of`], the single place organization roles join a person's own: in an
