@@ -170,6 +170,8 @@ pub async fn put_member(
     .await?;
     let member = member_of(tx.h(), org, &user.id).await?;
     tx.commit().await?;
+    // Activity sockets learn of the org's monorepos (`joined`) or a changed role at once.
+    state.live.access_changed().await;
     Ok(Json(member))
 }
 
@@ -202,6 +204,8 @@ pub async fn remove_member(
     }
     orgs::remove_member(tx.h(), org, &user.id).await?;
     tx.commit().await?;
+    // Their sockets of the org's monorepos close now, on every server, not at the next check.
+    state.live.access_changed().await;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -263,6 +267,9 @@ pub async fn invite(
         }
     };
     tx.commit().await?;
+    if status == StatusCode::OK {
+        state.live.access_changed().await;
+    }
     Ok((status, Json(answer)).into_response())
 }
 
