@@ -51,12 +51,13 @@ pub async fn monorepo(
     need: Need,
 ) -> ApiResult<Access> {
     let (owner, name) = (owner.to_ascii_lowercase(), name.to_ascii_lowercase());
-    let found = monorepos::by_label(h.reborrow(), &owner, &name).await?;
-    let role = match &found {
-        Some(monorepo) => role_of(h.reborrow(), &monorepo.id, &caller.user_id).await?,
-        None => None,
+    let found =
+        monorepos::by_label_with_role(h.reborrow(), &owner, &name, &caller.user_id).await?;
+    let (monorepo, role) = match found {
+        Some(f) => (Some(f.monorepo), f.role.as_deref().and_then(Role::parse)),
+        None => (None, None),
     };
-    let (Some(monorepo), Some(role)) = (found, role) else {
+    let (Some(monorepo), Some(role)) = (monorepo, role) else {
         return Err(not_found(h, caller, &format!("{owner}/{name}")).await);
     };
     if need == Need::Own && role != Role::Owner {

@@ -48,6 +48,37 @@ pub async fn by_label(h: H<'_>, owner: &str, name: &str) -> Result<Option<Monore
     )
 }
 
+/// A monorepo found by label with a person's role in it.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct LabelAccess {
+    #[sqlx(flatten)]
+    pub monorepo: MonorepoRow,
+    pub role: Option<String>,
+}
+
+/// [`by_label`] and [`role`] in one round trip, for the authorization of every request.
+/// The role is read from the two tables behind `monorepo_access` directly: the view would
+/// be read whole per row inside a correlated subquery on SQLite.
+pub async fn by_label_with_role(
+    h: H<'_>,
+    owner: &str,
+    name: &str,
+    user_id: &str,
+) -> Result<Option<LabelAccess>> {
+    Ok(on!(h, c => sqlx::query_as(
+        "SELECT x.id, x.owner, x.name, x.kind, x.created_at,
+           (SELECT MAX(r.role) FROM (
+              SELECT role FROM memberships WHERE monorepo_id = x.id AND user_id = $3
+              UNION ALL
+              SELECT role FROM org_members WHERE org = x.owner AND user_id = $3) r) AS role
+         FROM (SELECT id, owner, name, kind, created_at FROM monorepos WHERE owner = $1 AND name = $2
+               UNION ALL
+               SELECT m.id, m.owner, m.name, m.kind, m.created_at FROM monorepo_aliases a
+                 JOIN monorepos m ON m.id = a.monorepo_id WHERE a.owner = $1 AND a.name = $2) x",
+    )
+    .bind(owner).bind(name).bind(user_id).fetch_optional(c).await?))
+}
+
 /// A monorepo with the caller's role, for lists.
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct MembershipRow {
