@@ -5,7 +5,7 @@ use svc_protocol::user::{CredentialKind, NewCredential, User};
 
 use crate::error::{ApiError, ApiResult};
 use crate::login_rule::{self, LoginError};
-use crate::store::{self, H, Tx, credentials, monorepos, now_ms, time_of, users};
+use crate::store::{self, H, Tx, credentials, monorepos, now_ms, orgs, time_of, users};
 use crate::token;
 
 /// What is known of a new person.
@@ -44,20 +44,9 @@ pub async fn create_user(tx: &mut Tx, new: NewUser<'_>) -> ApiResult<users::User
     }
     let login = match new.login {
         Some(login) => {
-            let login = login_rule::normalize(login).map_err(|e| match e {
-                LoginError::Reserved => {
-                    ApiError::bad_request(ErrorCode::ReservedName, e.to_string())
-                }
-                LoginError::Shape => ApiError::bad_request(ErrorCode::BadLogin, e.to_string()),
-            })?;
-            if !users::logins_like(tx.h(), &login).await?.contains(&login) {
-                login
-            } else {
-                return Err(ApiError::conflict(
-                    ErrorCode::NamespaceTaken,
-                    format!("the login {login} is taken"),
-                ));
-            }
+            let login = check_login(login)?;
+            ensure_free(tx.h(), &login).await?;
+            login
         }
         None => derive_login(tx.h(), email.as_deref().unwrap_or("user")).await?,
     };
@@ -89,8 +78,64 @@ pub async fn create_user(tx: &mut Tx, new: NewUser<'_>) -> ApiResult<users::User
     Ok(row)
 }
 
-/// Turns the invites waiting for a verified email into memberships.
+/// Lowers and checks a chosen login (a person's or an org's): 400 `bad_login` for the
+/// wrong shape, 400 `reserved_name` for a reserved one.
+pub fn check_login(input: &str) -> ApiResult<String> {
+    login_rule::normalize(input).map_err(|e| match e {
+        LoginError::Reserved => ApiError::bad_request(ErrorCode::ReservedName, e.to_string()),
+        LoginError::Shape => ApiError::bad_request(ErrorCode::BadLogin, e.to_string()),
+    })
+}
+
+/// 409 `namespace_taken` when a person or an org has the login already.
+pub async fn ensure_free(h: H<'_>, login: &str) -> ApiResult<()> {
+    if users::logins_like(h, login)
+        .await?
+        .iter()
+        .any(|l| l == login)
+    {
+        return Err(ApiError::conflict(
+            ErrorCode::NamespaceTaken,
+            format!("the login {login} is taken"),
+        ));
+    }
+    Ok(())
+}
+
+/// Lowers and checks an invited email address: 400 `bad_email` unless it looks like
+/// name@host.
+pub fn invite_email(input: &str) -> ApiResult<String> {
+    let email = input.trim().to_ascii_lowercase();
+    if !email.contains('@') || email.len() > 254 || email.contains(char::is_whitespace) {
+        return Err(ApiError::bad_request(
+            ErrorCode::BadEmail,
+            "email must look like name@host",
+        ));
+    }
+    Ok(email)
+}
+
+/// Checks a profile picture (a person's or an org's): an https URL.
+pub fn check_picture_url(url: String) -> ApiResult<String> {
+    match url::Url::parse(&url) {
+        Ok(u) if u.scheme() == "https" && url.len() <= 2048 => Ok(url),
+        _ => Err(ApiError::bad_request(
+            ErrorCode::BadRequest,
+            "picture_url must be an https URL",
+        )),
+    }
+}
+
+/// Turns the invites waiting for a verified email, of monorepos and of orgs, into
+/// memberships with the invited role (never lowering a role already held).
 pub async fn accept_invites(tx: &mut Tx, user_id: &str, email: &str) -> store::Result<()> {
+    for invite in orgs::take_invites_for(tx.h(), email).await? {
+        let current = orgs::role(tx.h(), &invite.org, user_id).await?;
+        if current.as_deref() != Some("owner") {
+            let by = Some(invite.invited_by.as_str());
+            orgs::put_member(tx.h(), &invite.org, user_id, &invite.role, by, now_ms()).await?;
+        }
+    }
     for invite in monorepos::take_invites_for(tx.h(), email).await? {
         let current = monorepos::role(tx.h(), &invite.monorepo_id, user_id).await?;
         if current.as_deref() != Some("owner") {

@@ -1,4 +1,5 @@
-//! Authorization: the one function that decides every access to a monorepo.
+//! Authorization: the functions that decide every access to a monorepo ([`monorepo`])
+//! and to an organization ([`org`]).
 //!
 //! Outsiders get 404, never 403, so a monorepo's existence does not leak. Roles come
 //! from [`role_of`], the single place organization roles will join later.
@@ -8,6 +9,7 @@ use svc_protocol::monorepo::Role;
 
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
+use crate::store::orgs::{self, OrgRow};
 use crate::store::{H, monorepos};
 use crate::suggest;
 
@@ -74,6 +76,63 @@ async fn not_found(h: H<'_>, caller: &Caller, label: &str) -> ApiError {
                 .collect();
             suggest::not_found("monorepo", "", label, visible.iter().map(String::as_str))
         }
+        Err(e) => e.into(),
+    }
+}
+
+/// What an operation on an organization needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OrgNeed {
+    /// Anyone signed in: the org header.
+    SignedIn,
+    /// Its people: the members and invites lists, leaving.
+    People,
+    /// Its owners: member management, invites, org updates.
+    Owners,
+}
+
+/// An organization with the caller's role in it (none for an outsider reading the header).
+#[derive(Debug, Clone)]
+pub struct OrgAccess {
+    pub org: OrgRow,
+    pub role: Option<Role>,
+}
+
+/// Resolves an org's login (any case) and checks the caller may do `need`: an unknown
+/// org, or one the caller is outside of when `need` asks for its people, is 404; a
+/// member asking for what owners may do is 403.
+pub async fn org(
+    mut h: H<'_>,
+    caller: &Caller,
+    login: &str,
+    need: OrgNeed,
+) -> ApiResult<OrgAccess> {
+    let login = login.to_ascii_lowercase();
+    let found = orgs::by_login(h.reborrow(), &login).await?;
+    let role = match &found {
+        Some(org) => orgs::role(h.reborrow(), &org.login, &caller.user_id)
+            .await?
+            .as_deref()
+            .and_then(Role::parse),
+        None => None,
+    };
+    let Some(org) = found.filter(|_| need == OrgNeed::SignedIn || role.is_some()) else {
+        return Err(org_not_found(h, caller, &login).await);
+    };
+    if need == OrgNeed::Owners && role != Some(Role::Owner) {
+        return Err(ApiError::forbidden(
+            ErrorCode::Forbidden,
+            "only the org's owners may do this",
+        ));
+    }
+    Ok(OrgAccess { org, role })
+}
+
+/// The 404 for an org that is missing or hidden from the caller, suggesting only the
+/// orgs the caller is in.
+async fn org_not_found(h: H<'_>, caller: &Caller, login: &str) -> ApiError {
+    match orgs::list_for_user(h, &caller.user_id).await {
+        Ok(rows) => suggest::not_found("org", "", login, rows.iter().map(|r| r.org.login.as_str())),
         Err(e) => e.into(),
     }
 }

@@ -9,7 +9,7 @@ use serde::Deserialize;
 use utoipa::IntoParams;
 
 use crate::auth::Caller;
-use crate::authz::{self, Access, Need};
+use crate::authz::{self, Access, Need, OrgAccess, OrgNeed};
 use crate::error::{ApiError, ApiResult};
 use crate::store::H;
 use crate::store::branches::{self, BranchRow};
@@ -209,6 +209,55 @@ impl BlobPath {
             owner: self.owner.clone(),
             monorepo: self.monorepo.clone(),
         }
+    }
+}
+
+/// `/v1/orgs/{org}`.
+#[derive(Debug, Clone, Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct OrgPath {
+    /// The organization's login (any case).
+    pub org: String,
+}
+
+impl OrgPath {
+    /// The org with the caller's role, when the caller may do `need` in it.
+    pub async fn access(&self, h: H<'_>, caller: &Caller, need: OrgNeed) -> ApiResult<OrgAccess> {
+        authz::org(h, caller, &self.org, need).await
+    }
+}
+
+/// `/v1/orgs/{org}/members/{login}`.
+#[derive(Debug, Clone, Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct OrgMemberPath {
+    /// The organization's login (any case).
+    pub org: String,
+    /// The person's login (any case).
+    pub login: String,
+}
+
+impl OrgMemberPath {
+    /// The org with the caller's role, when the caller may do `need` in it.
+    pub async fn access(&self, h: H<'_>, caller: &Caller, need: OrgNeed) -> ApiResult<OrgAccess> {
+        authz::org(h, caller, &self.org, need).await
+    }
+}
+
+/// `/v1/orgs/{org}/invites/{email}`.
+#[derive(Debug, Clone, Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct OrgInvitePath {
+    /// The organization's login (any case).
+    pub org: String,
+    /// The invited email address (any case).
+    pub email: String,
+}
+
+impl OrgInvitePath {
+    /// The org with the caller's role, when the caller may do `need` in it.
+    pub async fn access(&self, h: H<'_>, caller: &Caller, need: OrgNeed) -> ApiResult<OrgAccess> {
+        authz::org(h, caller, &self.org, need).await
     }
 }
 

@@ -9,6 +9,7 @@ use svc_protocol::monorepo::{
     CreateInvite, Invite, InviteAnswer, InviteList, MemberList, PutMember, Role,
 };
 
+use crate::accounts;
 use crate::auth::Caller;
 use crate::authz::{self, Need};
 use crate::error::{ApiError, ApiResult};
@@ -139,13 +140,7 @@ pub async fn invite(
     Path(path): Path<MonorepoPath>,
     Json(body): Json<CreateInvite>,
 ) -> ApiResult<Response> {
-    let email = body.email.trim().to_ascii_lowercase();
-    if !email.contains('@') || email.len() > 254 || email.contains(char::is_whitespace) {
-        return Err(ApiError::bad_request(
-            ErrorCode::BadEmail,
-            "email must look like name@host",
-        ));
-    }
+    let email = accounts::invite_email(&body.email)?;
     let role = body.role.unwrap_or(Role::Member);
     let now = now_ms();
     let mut tx = state.store.begin().await?;

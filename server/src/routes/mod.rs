@@ -15,6 +15,7 @@ mod merge;
 mod meta;
 mod monorepos;
 mod needs;
+mod orgs;
 mod presence;
 mod repos;
 mod reviews;
@@ -83,6 +84,13 @@ pub fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(members::put, members::remove))
         .routes(routes!(members::invite, members::list_invites))
         .routes(routes!(members::revoke_invite))
+        .routes(routes!(orgs::create))
+        .routes(routes!(orgs::list_mine))
+        .routes(routes!(orgs::get, orgs::update))
+        .routes(routes!(orgs::list_members))
+        .routes(routes!(orgs::put_member, orgs::remove_member))
+        .routes(routes!(orgs::invite, orgs::list_invites))
+        .routes(routes!(orgs::revoke_invite))
         .routes(routes!(repos::list, repos::create))
         .routes(routes!(repos::get, repos::update))
         .routes(routes!(repos::heads))

@@ -126,7 +126,7 @@ pub async fn update_user(
         user.name = name.map(|n| accounts::check_name(&n, "name")).transpose()?;
     }
     if let Some(picture_url) = body.picture_url {
-        user.picture_url = picture_url.map(check_picture_url).transpose()?;
+        user.picture_url = picture_url.map(accounts::check_picture_url).transpose()?;
     }
     users::update_profile(
         tx.h(),
@@ -137,14 +137,4 @@ pub async fn update_user(
     .await?;
     tx.commit().await?;
     Ok(Json(accounts::user_view(&user)))
-}
-
-fn check_picture_url(url: String) -> ApiResult<String> {
-    match url::Url::parse(&url) {
-        Ok(u) if u.scheme() == "https" && url.len() <= 2048 => Ok(url),
-        _ => Err(ApiError::bad_request(
-            ErrorCode::BadRequest,
-            "picture_url must be an https URL",
-        )),
-    }
 }

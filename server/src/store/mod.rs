@@ -14,6 +14,7 @@ pub mod feed;
 pub mod login_states;
 pub mod merges;
 pub mod monorepos;
+pub mod orgs;
 mod postgres;
 pub mod presence;
 pub mod repos;

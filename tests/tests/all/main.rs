@@ -30,6 +30,7 @@ mod identity;
 mod meta_sync;
 mod monorepos;
 mod needs;
+mod orgs;
 mod presence;
 mod server_binary;
 
