@@ -364,7 +364,7 @@ async fn monorepos_made_in_and_moved_to_an_org() {
     ann.ok(&["org", "add", "acme", "bob"]);
 
     let made = ann.json(&["monorepo", "create", "web", "--owner", "acme"]);
-    assert_eq!(made["monorepo"]["full_name"], "acme/web");
+    assert_eq!(made["full_name"], "acme/web");
     let said = ann.ok(&["monorepo", "create", "api", "--owner", "acme"]);
     assert!(said.starts_with("Created acme/api ("), "{said}");
     let seen = bob.json(&["monorepo", "list"]);
@@ -388,7 +388,7 @@ async fn monorepos_made_in_and_moved_to_an_org() {
     );
     ann.ok(&["monorepo", "create", "lib"]);
     let moved = ann.json(&["monorepo", "transfer", "ann/lib", "ACME"]);
-    assert_eq!(moved["monorepo"]["full_name"], "acme/lib");
+    assert_eq!(moved["full_name"], "acme/lib");
 
     // Refusals carry their advice.
     let cy = Person::new(&app, "cy@example.com").await;
