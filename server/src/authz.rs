@@ -1,5 +1,4 @@
-//! Authorization: the functions that decide every access to a monorepo ([`monorepo`])
-//! and to an organization ([`org`]).
+//! Authorization: the one function that decides every access to a monorepo.
 //!
 //! Outsiders get 404, never 403, so a monorepo's existence does not leak. Roles come
 //! from [`role_of`], the single place organization roles will join later.

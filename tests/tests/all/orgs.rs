@@ -320,6 +320,16 @@ async fn update_keeps_omitted_and_clears_null() {
     }
     let got = app.get_json(&ann, "/v1/orgs/acme").await;
     assert_eq!(got["description"], "new");
+    let bob = person(&app, "bob@example.com").await;
+    let r = send(
+        &app,
+        Method::PATCH,
+        "/v1/orgs/acme",
+        &bob,
+        Some(json!({"name": "x"})),
+    )
+    .await;
+    expect_error(r, StatusCode::NOT_FOUND, "not_found").await;
 }
 
 #[tokio::test]
