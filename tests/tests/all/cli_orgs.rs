@@ -206,7 +206,7 @@ async fn people_invites_and_the_last_owner() {
     // Add by login, then change the role the same way.
     assert_eq!(
         ann.ok(&["org", "add", "acme", "bob"]),
-        "bob is in acme as member, with every monorepo it owns\n"
+        "bob is now a member of acme\n"
     );
     let bob_row = ann.json(&["org", "add", "acme", "bob", "--role", "owner"]);
     assert_eq!(

@@ -1,7 +1,7 @@
 //! `svc org add`.
 
 use reqwest::Method;
-use svc_protocol::monorepo::PutMember;
+use svc_protocol::monorepo::{PutMember, Role};
 use svc_protocol::org::OrgMember;
 
 use super::RoleArg;
@@ -30,11 +30,10 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
     let path = super::path(&args.org, &format!("/members/{}", encode(&args.login)));
     let member: OrgMember = session.call(session.request(Method::PUT, &path)?.json(&body))?;
     print(global, &member, || {
-        format!(
-            "{} is in {} as {}, with every monorepo it owns",
-            member.login,
-            args.org,
-            member.role.as_str()
-        )
+        let role = match member.role {
+            Role::Owner => "an owner",
+            Role::Member => "a member",
+        };
+        format!("{} is now {role} of {}", member.login, args.org)
     })
 }
