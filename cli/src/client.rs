@@ -221,6 +221,9 @@ pub fn refused(message: impl Into<String>, code: &str) -> CommandError {
 /// [`Session::refusal`], which knows the server to name.
 pub fn advice(code: ErrorCode) -> Option<&'static str> {
     Some(match code {
+        ErrorCode::BadOwner => {
+            "move it to an organization you are in, or to a person who already owns it; svc org list shows your organizations"
+        }
         ErrorCode::ChecksNotGreen => {
             "see them with svc branch view; fix them, or merge anyway with svc branch merge --force"
         }
@@ -231,12 +234,16 @@ pub fn advice(code: ErrorCode) -> Option<&'static str> {
             "merge main into the branch, resolve, commit and push; --force does not help"
         }
         ErrorCode::EmptyRepo | ErrorCode::NoMain => "push a first commit to main",
-        ErrorCode::LastOwner => "make another member an owner first, on the web or with svc api",
+        ErrorCode::LastOwner => {
+            "make someone else an owner first: svc org add <org> <login> --role owner in an org, svc api for a monorepo's members"
+        }
         ErrorCode::MainMoved | ErrorCode::RefMoved => "nothing was changed; run the command again",
         ErrorCode::MonorepoExists => "pick another name; svc monorepo list shows yours",
         ErrorCode::NamespaceTaken | ErrorCode::ReservedName => "pick another name",
         ErrorCode::NotOpen => "svc branch view shows whether it was merged or closed",
-        ErrorCode::NotYourNamespace => "use your own login, or an organization you are in",
+        ErrorCode::NotYourNamespace => {
+            "use your own login, or an organization you are in; svc org list shows them"
+        }
         ErrorCode::PlainRepo => {
             "a plain repo holds one repository; svc monorepo create makes a monorepo for several"
         }

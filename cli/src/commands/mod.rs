@@ -13,6 +13,7 @@ pub mod login;
 pub mod logout;
 pub mod meta;
 pub mod monorepo;
+pub mod org;
 pub mod repo;
 pub mod review;
 pub mod status;
@@ -58,6 +59,8 @@ pub enum Command {
     #[command(subcommand)]
     Monorepo(monorepo::Command),
     #[command(subcommand)]
+    Org(org::Command),
+    #[command(subcommand)]
     Repo(repo::Command),
     Clone(clone::Args),
     #[command(subcommand)]
@@ -87,6 +90,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::GitCredential(args) => git_credential::run(&args),
         Command::Credential(cmd) => credential::run(g, cmd),
         Command::Monorepo(cmd) => monorepo::run(g, cmd),
+        Command::Org(cmd) => org::run(g, cmd),
         Command::Repo(cmd) => repo::run(g, cmd),
         Command::Clone(args) => clone::run(g, &args),
         Command::Branch(cmd) => branch::run(g, cmd),

@@ -4,6 +4,7 @@ pub mod create;
 pub mod delete;
 pub mod list;
 pub mod rename;
+pub mod transfer;
 pub mod view;
 
 use svc_protocol::monorepo::Monorepo;
@@ -13,13 +14,14 @@ use crate::error::Result;
 use crate::table::Table;
 use crate::terminal::when;
 
-/// Make, list, view, rename and delete monorepos
+/// Make, list, view, rename, transfer and delete monorepos
 #[derive(Debug, clap::Subcommand)]
 pub enum Command {
     Create(create::Args),
     List(list::Args),
     View(view::Args),
     Rename(rename::Args),
+    Transfer(transfer::Args),
     Delete(delete::Args),
 }
 
@@ -29,6 +31,7 @@ pub fn run(global: &Global, command: Command) -> Result<()> {
         Command::List(args) => list::run(global, &args),
         Command::View(args) => view::run(global, &args),
         Command::Rename(args) => rename::run(global, &args),
+        Command::Transfer(args) => transfer::run(global, &args),
         Command::Delete(args) => delete::run(global, &args),
     }
 }
