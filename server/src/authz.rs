@@ -51,8 +51,7 @@ pub async fn monorepo(
     need: Need,
 ) -> ApiResult<Access> {
     let (owner, name) = (owner.to_ascii_lowercase(), name.to_ascii_lowercase());
-    let found =
-        monorepos::by_label_with_role(h.reborrow(), &owner, &name, &caller.user_id).await?;
+    let found = monorepos::by_label_with_role(h.reborrow(), &owner, &name, &caller.user_id).await?;
     let (monorepo, role) = match found {
         Some(f) => (Some(f.monorepo), f.role.as_deref().and_then(Role::parse)),
         None => (None, None),
