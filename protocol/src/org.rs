@@ -9,11 +9,31 @@ use crate::monorepo::{Invite, Role};
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct CreateOrg {
-    /// The org's login, a namespace shared with people's logins (the login rule).
+    /// The org's login, a namespace shared with people's logins: 1 to 39 letters, digits
+    /// and single hyphens, no hyphen at either end; some names are reserved.
+    #[cfg_attr(
+        feature = "openapi",
+        schema(
+            min_length = 1,
+            max_length = 39,
+            pattern = r"^[A-Za-z0-9](-?[A-Za-z0-9])*$"
+        )
+    )]
     pub login: String,
+    /// 1 to 100 printable characters, not all spaces.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(
+            min_length = 1,
+            max_length = 100,
+            pattern = r"^[^\x00-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$"
+        )
+    )]
     pub name: Option<String>,
+    /// Up to 1,000 characters.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(max_length = 1000))]
     pub description: Option<String>,
 }
 
@@ -45,11 +65,19 @@ pub struct OrgList {
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct UpdateOrg {
-    /// 1 to 100 printable characters; null clears it.
+    /// 1 to 100 printable characters, not all spaces; null clears it.
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
         deserialize_with = "crate::nullable::deserialize"
+    )]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(
+            min_length = 1,
+            max_length = 100,
+            pattern = r"^[^\x00-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$"
+        )
     )]
     pub name: Option<Option<String>>,
     /// Up to 1,000 characters; null clears it.
@@ -58,12 +86,20 @@ pub struct UpdateOrg {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "crate::nullable::deserialize"
     )]
+    #[cfg_attr(feature = "openapi", schema(max_length = 1000))]
     pub description: Option<Option<String>>,
-    /// An https URL; null clears it.
+    /// An https URL (the server takes any it can parse); null clears it.
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
         deserialize_with = "crate::nullable::deserialize"
+    )]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(
+            max_length = 2048,
+            pattern = r"^https://[A-Za-z][A-Za-z0-9-]*(\.[A-Za-z][A-Za-z0-9-]*)*(/[A-Za-z0-9._~/-]*)?$"
+        )
     )]
     pub picture_url: Option<Option<String>>,
 }
