@@ -355,6 +355,41 @@ async fn leaving_the_org_ends_api_git_and_socket_access() {
     assert_eq!(page["items"], json!([]));
 }
 
+/// Two server processes on one PostgreSQL: bob is removed from the org through one while
+/// his sockets are held by the other, which closes them within the 15 s (at once through
+/// the `svc_access` NOTIFY; its periodic re-checks are the backstop). On SQLite there is
+/// one process: skipped.
+#[tokio::test]
+async fn removal_through_one_server_ends_access_on_another() {
+    let w = world().await;
+    if !w.app.config.database_url.starts_with("postgres") {
+        return;
+    }
+    w.org_member("bob", "member").await;
+    w.app
+        .monorepo(&w.ann, json!({"name": "mono", "owner": "acme"}))
+        .await;
+    let twin = w.app.twin().await;
+    let mut events = twin.ws("/v1/monorepos/acme/mono/events", &w.bob).await;
+    assert_eq!(events.next().await["type"], "caught_up");
+    let mut activity = twin.ws("/v1/events", &w.bob).await;
+    activity.send_json(&json!({"type": "hello"})).await;
+    activity.until("caught_up").await;
+
+    let removed = std::time::Instant::now();
+    w.leave_org("bob").await;
+    let r = twin
+        .as_user(Method::GET, "/v1/monorepos/acme/mono", &w.bob)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::NOT_FOUND);
+    assert_eq!(events.closed().await, Closed::Code(4403));
+    let (left, _) = activity.until("left").await;
+    assert_eq!(left["monorepo"], "acme/mono");
+    assert!(removed.elapsed() < std::time::Duration::from_secs(15));
+}
+
 #[tokio::test]
 async fn transfers_into_and_out_of_an_org() {
     let w = world().await;
