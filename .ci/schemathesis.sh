@@ -49,6 +49,8 @@ json() { python3 -c "import json, sys; print(json.load(sys.stdin)$1)"; }
 token="$(call POST /v1/users '{"login": "ci", "email": "ci@svc.invalid"}' | json '["credential"]["token"]')"
 call POST /v1/monorepos '{"name": "proj"}' >/dev/null
 clone_url="$(call POST /v1/monorepos/ci/proj/repos '{"path": "app"}' | json '["clone_url"]')"
+call POST /v1/monorepos/ci/proj/issues '{"title": "First issue", "body": "For the fuzzer", "labels": ["bug"]}' >/dev/null
+call POST /v1/monorepos/ci/proj/issues/1/comments '{"body": "A comment"}' >/dev/null
 push_url="${clone_url/:\/\//://ci:$token@}"
 
 export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null GIT_TERMINAL_PROMPT=0
@@ -77,6 +79,9 @@ fail-on = ["missing_auth"]
 "path.monorepo" = "proj"
 "path.repo" = "app"
 "path.branch" = "feature"
+"path.number" = 1
+"path.name" = "bug"
+"path.content" = "+1"
 
 # A request the schema allows may still be refused with 400 where the rule is more than
 # a JSON Schema states: RFC 8628 answers an unknown device code 400, and names, paths,
@@ -93,6 +98,11 @@ checks.positive_data_acceptance.expected-statuses = ["2XX", "400", "401", "403",
 [[operations]]
 include-path-regex = "^/v1/monorepos/[{]owner[}]/[{]monorepo[}](/events|/meta/history|/worktrees/[{]id[}]|/repos/[{]repo[}](/branches|/branches/[{]branch[}]/(commits|reviews)|/history|/tree|/statuses/[{]sha[}]))?$"
 checks.positive_data_acceptance.expected-statuses = ["2XX", "400", "401", "403", "404", "409"]
+# Issues and labels name labels, people, repos and comments that must exist (422 or 404),
+# reactions from a fixed list, and states and sorts from their grammars (400).
+[[operations]]
+include-path-regex = "/(issues|labels)(/|$)"
+checks.positive_data_acceptance.expected-statuses = ["2XX", "400", "401", "403", "404", "409", "422"]
 EOF
 
 # The last pass expects its credential to stop working.

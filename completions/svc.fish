@@ -35,6 +35,8 @@ complete -c svc -n "__fish_svc_needs_command" -f -a "git-credential" -d 'Answer 
 complete -c svc -n "__fish_svc_needs_command" -f -a "credential" -d 'List, make and revoke your credentials'
 complete -c svc -n "__fish_svc_needs_command" -f -a "monorepo" -d 'Make, list, view, rename, transfer and delete monorepos'
 complete -c svc -n "__fish_svc_needs_command" -f -a "org" -d 'Make, view and edit organizations; add, invite and remove their people'
+complete -c svc -n "__fish_svc_needs_command" -f -a "issue" -d 'List, open, view, edit, close, reopen and comment on a monorepo\'s issues'
+complete -c svc -n "__fish_svc_needs_command" -f -a "label" -d 'List and manage the labels of a monorepo\'s issues (owners manage them)'
 complete -c svc -n "__fish_svc_needs_command" -f -a "repo" -d 'Make, list and view the repos of a monorepo'
 complete -c svc -n "__fish_svc_needs_command" -f -a "clone" -d 'Clone a monorepo: each repo\'s main at its path, the meta layer\'s files in .svc/'
 complete -c svc -n "__fish_svc_needs_command" -f -a "branch" -d 'List, make, view, diff, edit, merge and delete the branches of a repo'
@@ -243,6 +245,156 @@ complete -c svc -n "__fish_svc_using_subcommand org; and __fish_seen_subcommand_
 complete -c svc -n "__fish_svc_using_subcommand org; and __fish_seen_subcommand_from help" -f -a "uninvite" -d 'Withdraw a pending invite to an organization (owners only)'
 complete -c svc -n "__fish_svc_using_subcommand org; and __fish_seen_subcommand_from help" -f -a "leave" -d 'Leave an organization; you lose its monorepos, but keep your own rows in them'
 complete -c svc -n "__fish_svc_using_subcommand org; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c svc -n "__fish_svc_using_subcommand issue; and not __fish_seen_subcommand_from list create view edit close reopen comment react link help" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
+complete -c svc -n "__fish_svc_using_subcommand issue; and not __fish_seen_subcommand_from list create view edit close reopen comment react link help" -l json -d 'Print data as JSON, and errors as JSON on stderr'
+complete -c svc -n "__fish_svc_using_subcommand issue; and not __fish_seen_subcommand_from list create view edit close reopen comment react link help" -s h -l help -d 'Print help'
+complete -c svc -n "__fish_svc_using_subcommand issue; and not __fish_seen_subcommand_from list create view edit close reopen comment react link help" -s V -l version -d 'Print version'
+complete -c svc -n "__fish_svc_using_subcommand issue; and not __fish_seen_subcommand_from list create view edit close reopen comment react link help" -f -a "list" -d 'List issues, newest first: open ones unless told otherwise'
+complete -c svc -n "__fish_svc_using_subcommand issue; and not __fish_seen_subcommand_from list create view edit close reopen comment react link help" -f -a "create" -d 'Open an issue; without --body on a terminal, write it in your editor'
+complete -c svc -n "__fish_svc_using_subcommand issue; and not __fish_seen_subcommand_from list create view edit close reopen comment react link help" -f -a "view" -d 'Show an issue: its header, body and the latest of its timeline'
+complete -c svc -n "__fish_svc_using_subcommand issue; and not __fish_seen_subcommand_from list create view edit close reopen comment react link help" -f -a "edit" -d 'Change an issue\'s title, body, labels, assignees or project, all in one step'
+complete -c svc -n "__fish_svc_using_subcommand issue; and not __fish_seen_subcommand_from list create view edit close reopen comment react link help" -f -a "close" -d 'Close an issue, as completed unless said otherwise'
+complete -c svc -n "__fish_svc_using_subcommand issue; and not __fish_seen_subcommand_from list create view edit close reopen comment react link help" -f -a "reopen" -d 'Reopen a closed issue'
+complete -c svc -n "__fish_svc_using_subcommand issue; and not __fish_seen_subcommand_from list create view edit close reopen comment react link help" -f -a "comment" -d 'Comment on an issue'
+complete -c svc -n "__fish_svc_using_subcommand issue; and not __fish_seen_subcommand_from list create view edit close reopen comment react link help" -f -a "react" -d 'React to an issue or one of its comments, or take your reaction back'
+complete -c svc -n "__fish_svc_using_subcommand issue; and not __fish_seen_subcommand_from list create view edit close reopen comment react link help" -f -a "link" -d 'Link a branch to an issue, so that merging it closes the issue'
+complete -c svc -n "__fish_svc_using_subcommand issue; and not __fish_seen_subcommand_from list create view edit close reopen comment react link help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from list" -s R -l repo -d '<owner>/<monorepo> (a repo\'s full name works too) [default: the monorepo of the svc clone you are in]' -r
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from list" -l state -d 'open, closed or all' -r
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from list" -s s -l search -d 'Words that must all appear in the title or body (the last may be the start of a word)' -r
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from list" -s l -l label -d 'Only issues with all of these labels, like bug,question' -r
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from list" -s a -l assignee -d 'Only issues assigned to this login' -r
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from list" -l project -d 'Only issues about this repo' -r
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from list" -l sort -d 'newest, oldest, updated or comments' -r
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from list" -s L -l limit -d 'At most this many rows (1 to 100)' -r
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from list" -l cursor -d 'Go on where a previous page ended (its next_cursor)' -r
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from list" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from list" -l json -d 'Print data as JSON, and errors as JSON on stderr'
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from create" -s R -l repo -d '<owner>/<monorepo> (a repo\'s full name works too) [default: the monorepo of the svc clone you are in]' -r
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from create" -s t -l title -d 'Its title (in the editor, the first line is the title when this is not given)' -r
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from create" -s b -l body -d 'Its body, Markdown' -r
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from create" -s F -l body-file -d 'Read the body from this file (- for standard input)' -r
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from create" -s l -l label -d 'Labels, like bug,question' -r
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from create" -s a -l assignee -d 'Logins to assign, like ann,bob' -r
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from create" -l project -d 'The repo it is about' -r
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from create" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from create" -l json -d 'Print data as JSON, and errors as JSON on stderr'
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from create" -s h -l help -d 'Print help'
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from create" -s V -l version -d 'Print version'
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from view" -s R -l repo -d '<owner>/<monorepo> (a repo\'s full name works too) [default: the monorepo of the svc clone you are in]' -r
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from view" -l last -d 'How many of the newest timeline items to show (1 to 250)' -r
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from view" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from view" -l json -d 'Print data as JSON, and errors as JSON on stderr'
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from view" -s h -l help -d 'Print help'
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from view" -s V -l version -d 'Print version'
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from edit" -s R -l repo -d '<owner>/<monorepo> (a repo\'s full name works too) [default: the monorepo of the svc clone you are in]' -r
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from edit" -s t -l title -d 'A new title' -r
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from edit" -s b -l body -d 'A new body (refused if someone else edited it since you read it with --base-version)' -r
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from edit" -l base-version -d 'The body_version your new body was written on' -r
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from edit" -l add-label -d 'Labels to add, like bug,question' -r
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from edit" -l remove-label -d 'Labels to take off' -r
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from edit" -l add-assignee -d 'Logins to assign' -r
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from edit" -l remove-assignee -d 'Logins to unassign' -r
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from edit" -l project -d 'The repo it is about ("" for none)' -r
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from edit" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from edit" -l json -d 'Print data as JSON, and errors as JSON on stderr'
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from edit" -s h -l help -d 'Print help'
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from edit" -s V -l version -d 'Print version'
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from close" -s R -l repo -d '<owner>/<monorepo> (a repo\'s full name works too) [default: the monorepo of the svc clone you are in]' -r
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from close" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from close" -l not-planned -d 'Close it as not planned'
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from close" -l json -d 'Print data as JSON, and errors as JSON on stderr'
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from close" -s h -l help -d 'Print help'
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from close" -s V -l version -d 'Print version'
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from reopen" -s R -l repo -d '<owner>/<monorepo> (a repo\'s full name works too) [default: the monorepo of the svc clone you are in]' -r
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from reopen" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from reopen" -l json -d 'Print data as JSON, and errors as JSON on stderr'
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from reopen" -s h -l help -d 'Print help'
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from reopen" -s V -l version -d 'Print version'
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from comment" -s R -l repo -d '<owner>/<monorepo> (a repo\'s full name works too) [default: the monorepo of the svc clone you are in]' -r
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from comment" -s b -l body -d 'The comment, Markdown (- reads it from standard input)' -r
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from comment" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from comment" -l json -d 'Print data as JSON, and errors as JSON on stderr'
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from comment" -s h -l help -d 'Print help'
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from comment" -s V -l version -d 'Print version'
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from react" -s R -l repo -d '<owner>/<monorepo> (a repo\'s full name works too) [default: the monorepo of the svc clone you are in]' -r
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from react" -l comment -d 'React to this comment instead of the issue' -r
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from react" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from react" -l remove -d 'Take the reaction back'
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from react" -l json -d 'Print data as JSON, and errors as JSON on stderr'
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from react" -s h -l help -d 'Print help'
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from react" -s V -l version -d 'Print version'
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from link" -s R -l repo -d '<owner>/<monorepo> (a repo\'s full name works too) [default: the monorepo of the svc clone you are in]' -r
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from link" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from link" -l remove -d 'Unlink it instead'
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from link" -l json -d 'Print data as JSON, and errors as JSON on stderr'
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from link" -s h -l help -d 'Print help'
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from link" -s V -l version -d 'Print version'
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from help" -f -a "list" -d 'List issues, newest first: open ones unless told otherwise'
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from help" -f -a "create" -d 'Open an issue; without --body on a terminal, write it in your editor'
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from help" -f -a "view" -d 'Show an issue: its header, body and the latest of its timeline'
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from help" -f -a "edit" -d 'Change an issue\'s title, body, labels, assignees or project, all in one step'
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from help" -f -a "close" -d 'Close an issue, as completed unless said otherwise'
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from help" -f -a "reopen" -d 'Reopen a closed issue'
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from help" -f -a "comment" -d 'Comment on an issue'
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from help" -f -a "react" -d 'React to an issue or one of its comments, or take your reaction back'
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from help" -f -a "link" -d 'Link a branch to an issue, so that merging it closes the issue'
+complete -c svc -n "__fish_svc_using_subcommand issue; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c svc -n "__fish_svc_using_subcommand label; and not __fish_seen_subcommand_from list create edit delete help" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
+complete -c svc -n "__fish_svc_using_subcommand label; and not __fish_seen_subcommand_from list create edit delete help" -l json -d 'Print data as JSON, and errors as JSON on stderr'
+complete -c svc -n "__fish_svc_using_subcommand label; and not __fish_seen_subcommand_from list create edit delete help" -s h -l help -d 'Print help'
+complete -c svc -n "__fish_svc_using_subcommand label; and not __fish_seen_subcommand_from list create edit delete help" -s V -l version -d 'Print version'
+complete -c svc -n "__fish_svc_using_subcommand label; and not __fish_seen_subcommand_from list create edit delete help" -f -a "list" -d 'List a monorepo\'s labels by name, with their open issues'
+complete -c svc -n "__fish_svc_using_subcommand label; and not __fish_seen_subcommand_from list create edit delete help" -f -a "create" -d 'Make a label (owners)'
+complete -c svc -n "__fish_svc_using_subcommand label; and not __fish_seen_subcommand_from list create edit delete help" -f -a "edit" -d 'Rename or recolour a label (owners); a rename moves it on every issue'
+complete -c svc -n "__fish_svc_using_subcommand label; and not __fish_seen_subcommand_from list create edit delete help" -f -a "delete" -d 'Delete a label (owners); it leaves every issue that has it'
+complete -c svc -n "__fish_svc_using_subcommand label; and not __fish_seen_subcommand_from list create edit delete help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c svc -n "__fish_svc_using_subcommand label; and __fish_seen_subcommand_from list" -s R -l repo -d '<owner>/<monorepo> (a repo\'s full name works too) [default: the monorepo of the svc clone you are in]' -r
+complete -c svc -n "__fish_svc_using_subcommand label; and __fish_seen_subcommand_from list" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
+complete -c svc -n "__fish_svc_using_subcommand label; and __fish_seen_subcommand_from list" -l json -d 'Print data as JSON, and errors as JSON on stderr'
+complete -c svc -n "__fish_svc_using_subcommand label; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
+complete -c svc -n "__fish_svc_using_subcommand label; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
+complete -c svc -n "__fish_svc_using_subcommand label; and __fish_seen_subcommand_from create" -s R -l repo -d '<owner>/<monorepo> (a repo\'s full name works too) [default: the monorepo of the svc clone you are in]' -r
+complete -c svc -n "__fish_svc_using_subcommand label; and __fish_seen_subcommand_from create" -s c -l color -d 'One of the eight theme colours' -r -f -a "orange\t''
+blue\t''
+teal\t''
+purple\t''
+green\t''
+yellow\t''
+pink\t''
+gray\t''"
+complete -c svc -n "__fish_svc_using_subcommand label; and __fish_seen_subcommand_from create" -s d -l description -d 'A line about it' -r
+complete -c svc -n "__fish_svc_using_subcommand label; and __fish_seen_subcommand_from create" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
+complete -c svc -n "__fish_svc_using_subcommand label; and __fish_seen_subcommand_from create" -l json -d 'Print data as JSON, and errors as JSON on stderr'
+complete -c svc -n "__fish_svc_using_subcommand label; and __fish_seen_subcommand_from create" -s h -l help -d 'Print help'
+complete -c svc -n "__fish_svc_using_subcommand label; and __fish_seen_subcommand_from create" -s V -l version -d 'Print version'
+complete -c svc -n "__fish_svc_using_subcommand label; and __fish_seen_subcommand_from edit" -s R -l repo -d '<owner>/<monorepo> (a repo\'s full name works too) [default: the monorepo of the svc clone you are in]' -r
+complete -c svc -n "__fish_svc_using_subcommand label; and __fish_seen_subcommand_from edit" -l rename -d 'Its new name' -r
+complete -c svc -n "__fish_svc_using_subcommand label; and __fish_seen_subcommand_from edit" -s c -l color -d 'Its new colour' -r -f -a "orange\t''
+blue\t''
+teal\t''
+purple\t''
+green\t''
+yellow\t''
+pink\t''
+gray\t''"
+complete -c svc -n "__fish_svc_using_subcommand label; and __fish_seen_subcommand_from edit" -s d -l description -d 'Its new description ("" clears it)' -r
+complete -c svc -n "__fish_svc_using_subcommand label; and __fish_seen_subcommand_from edit" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
+complete -c svc -n "__fish_svc_using_subcommand label; and __fish_seen_subcommand_from edit" -l json -d 'Print data as JSON, and errors as JSON on stderr'
+complete -c svc -n "__fish_svc_using_subcommand label; and __fish_seen_subcommand_from edit" -s h -l help -d 'Print help'
+complete -c svc -n "__fish_svc_using_subcommand label; and __fish_seen_subcommand_from edit" -s V -l version -d 'Print version'
+complete -c svc -n "__fish_svc_using_subcommand label; and __fish_seen_subcommand_from delete" -s R -l repo -d '<owner>/<monorepo> (a repo\'s full name works too) [default: the monorepo of the svc clone you are in]' -r
+complete -c svc -n "__fish_svc_using_subcommand label; and __fish_seen_subcommand_from delete" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
+complete -c svc -n "__fish_svc_using_subcommand label; and __fish_seen_subcommand_from delete" -l json -d 'Print data as JSON, and errors as JSON on stderr'
+complete -c svc -n "__fish_svc_using_subcommand label; and __fish_seen_subcommand_from delete" -s h -l help -d 'Print help'
+complete -c svc -n "__fish_svc_using_subcommand label; and __fish_seen_subcommand_from delete" -s V -l version -d 'Print version'
+complete -c svc -n "__fish_svc_using_subcommand label; and __fish_seen_subcommand_from help" -f -a "list" -d 'List a monorepo\'s labels by name, with their open issues'
+complete -c svc -n "__fish_svc_using_subcommand label; and __fish_seen_subcommand_from help" -f -a "create" -d 'Make a label (owners)'
+complete -c svc -n "__fish_svc_using_subcommand label; and __fish_seen_subcommand_from help" -f -a "edit" -d 'Rename or recolour a label (owners); a rename moves it on every issue'
+complete -c svc -n "__fish_svc_using_subcommand label; and __fish_seen_subcommand_from help" -f -a "delete" -d 'Delete a label (owners); it leaves every issue that has it'
+complete -c svc -n "__fish_svc_using_subcommand label; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c svc -n "__fish_svc_using_subcommand repo; and not __fish_seen_subcommand_from create list view help" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
 complete -c svc -n "__fish_svc_using_subcommand repo; and not __fish_seen_subcommand_from create list view help" -l json -d 'Print data as JSON, and errors as JSON on stderr'
 complete -c svc -n "__fish_svc_using_subcommand repo; and not __fish_seen_subcommand_from create list view help" -s h -l help -d 'Print help'
@@ -465,26 +617,28 @@ complete -c svc -n "__fish_svc_using_subcommand worktree; and __fish_seen_subcom
 complete -c svc -n "__fish_svc_using_subcommand worktree; and __fish_seen_subcommand_from help" -f -a "list" -d 'List this machine\'s branch worktrees'
 complete -c svc -n "__fish_svc_using_subcommand worktree; and __fish_seen_subcommand_from help" -f -a "remove" -d 'Remove a worktree (by id or path) and its report on the server'
 complete -c svc -n "__fish_svc_using_subcommand worktree; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo org repo clone branch review status checks sync api meta completions daemon worktree help" -f -a "login" -d 'Sign this machine in with the device flow (a code you approve in a browser)'
-complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo org repo clone branch review status checks sync api meta completions daemon worktree help" -f -a "logout" -d 'Revoke this machine\'s credential on the server, then forget it'
-complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo org repo clone branch review status checks sync api meta completions daemon worktree help" -f -a "auth" -d 'See and use this machine\'s sign-in'
-complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo org repo clone branch review status checks sync api meta completions daemon worktree help" -f -a "git-credential" -d 'Answer git\'s credential requests (configured by svc auth setup-git and svc clone)'
-complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo org repo clone branch review status checks sync api meta completions daemon worktree help" -f -a "credential" -d 'List, make and revoke your credentials'
-complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo org repo clone branch review status checks sync api meta completions daemon worktree help" -f -a "monorepo" -d 'Make, list, view, rename, transfer and delete monorepos'
-complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo org repo clone branch review status checks sync api meta completions daemon worktree help" -f -a "org" -d 'Make, view and edit organizations; add, invite and remove their people'
-complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo org repo clone branch review status checks sync api meta completions daemon worktree help" -f -a "repo" -d 'Make, list and view the repos of a monorepo'
-complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo org repo clone branch review status checks sync api meta completions daemon worktree help" -f -a "clone" -d 'Clone a monorepo: each repo\'s main at its path, the meta layer\'s files in .svc/'
-complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo org repo clone branch review status checks sync api meta completions daemon worktree help" -f -a "branch" -d 'List, make, view, diff, edit, merge and delete the branches of a repo'
-complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo org repo clone branch review status checks sync api meta completions daemon worktree help" -f -a "review" -d 'Approve, comment on or ask for changes on a branch; or --list its reviews'
-complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo org repo clone branch review status checks sync api meta completions daemon worktree help" -f -a "status" -d 'Post commit statuses, the checks that gate merges'
-complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo org repo clone branch review status checks sync api meta completions daemon worktree help" -f -a "checks" -d 'Show a commit\'s checks; exits 1 unless they pass the merge gate'
-complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo org repo clone branch review status checks sync api meta completions daemon worktree help" -f -a "sync" -d 'Sync this clone\'s .svc/ with the monorepo\'s meta layer, both ways'
-complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo org repo clone branch review status checks sync api meta completions daemon worktree help" -f -a "api" -d 'Call any API route with your credential and print the JSON answer'
-complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo org repo clone branch review status checks sync api meta completions daemon worktree help" -f -a "meta" -d 'The older name of `svc sync`, still accepted'
-complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo org repo clone branch review status checks sync api meta completions daemon worktree help" -f -a "completions" -d 'Print the shell completion script for svc'
-complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo org repo clone branch review status checks sync api meta completions daemon worktree help" -f -a "daemon" -d 'Run, start, stop, inspect or install the svc daemon'
-complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo org repo clone branch review status checks sync api meta completions daemon worktree help" -f -a "worktree" -d 'Make, list and remove branch worktrees'
-complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo org repo clone branch review status checks sync api meta completions daemon worktree help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo org issue label repo clone branch review status checks sync api meta completions daemon worktree help" -f -a "login" -d 'Sign this machine in with the device flow (a code you approve in a browser)'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo org issue label repo clone branch review status checks sync api meta completions daemon worktree help" -f -a "logout" -d 'Revoke this machine\'s credential on the server, then forget it'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo org issue label repo clone branch review status checks sync api meta completions daemon worktree help" -f -a "auth" -d 'See and use this machine\'s sign-in'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo org issue label repo clone branch review status checks sync api meta completions daemon worktree help" -f -a "git-credential" -d 'Answer git\'s credential requests (configured by svc auth setup-git and svc clone)'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo org issue label repo clone branch review status checks sync api meta completions daemon worktree help" -f -a "credential" -d 'List, make and revoke your credentials'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo org issue label repo clone branch review status checks sync api meta completions daemon worktree help" -f -a "monorepo" -d 'Make, list, view, rename, transfer and delete monorepos'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo org issue label repo clone branch review status checks sync api meta completions daemon worktree help" -f -a "org" -d 'Make, view and edit organizations; add, invite and remove their people'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo org issue label repo clone branch review status checks sync api meta completions daemon worktree help" -f -a "issue" -d 'List, open, view, edit, close, reopen and comment on a monorepo\'s issues'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo org issue label repo clone branch review status checks sync api meta completions daemon worktree help" -f -a "label" -d 'List and manage the labels of a monorepo\'s issues (owners manage them)'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo org issue label repo clone branch review status checks sync api meta completions daemon worktree help" -f -a "repo" -d 'Make, list and view the repos of a monorepo'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo org issue label repo clone branch review status checks sync api meta completions daemon worktree help" -f -a "clone" -d 'Clone a monorepo: each repo\'s main at its path, the meta layer\'s files in .svc/'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo org issue label repo clone branch review status checks sync api meta completions daemon worktree help" -f -a "branch" -d 'List, make, view, diff, edit, merge and delete the branches of a repo'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo org issue label repo clone branch review status checks sync api meta completions daemon worktree help" -f -a "review" -d 'Approve, comment on or ask for changes on a branch; or --list its reviews'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo org issue label repo clone branch review status checks sync api meta completions daemon worktree help" -f -a "status" -d 'Post commit statuses, the checks that gate merges'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo org issue label repo clone branch review status checks sync api meta completions daemon worktree help" -f -a "checks" -d 'Show a commit\'s checks; exits 1 unless they pass the merge gate'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo org issue label repo clone branch review status checks sync api meta completions daemon worktree help" -f -a "sync" -d 'Sync this clone\'s .svc/ with the monorepo\'s meta layer, both ways'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo org issue label repo clone branch review status checks sync api meta completions daemon worktree help" -f -a "api" -d 'Call any API route with your credential and print the JSON answer'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo org issue label repo clone branch review status checks sync api meta completions daemon worktree help" -f -a "meta" -d 'The older name of `svc sync`, still accepted'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo org issue label repo clone branch review status checks sync api meta completions daemon worktree help" -f -a "completions" -d 'Print the shell completion script for svc'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo org issue label repo clone branch review status checks sync api meta completions daemon worktree help" -f -a "daemon" -d 'Run, start, stop, inspect or install the svc daemon'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo org issue label repo clone branch review status checks sync api meta completions daemon worktree help" -f -a "worktree" -d 'Make, list and remove branch worktrees'
+complete -c svc -n "__fish_svc_using_subcommand help; and not __fish_seen_subcommand_from login logout auth git-credential credential monorepo org issue label repo clone branch review status checks sync api meta completions daemon worktree help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand_from auth" -f -a "status" -d 'Show the server, your login, this machine\'s credential and where it is stored'
 complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand_from auth" -f -a "token" -d 'Print this machine\'s credential for the server (for scripts)'
 complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand_from auth" -f -a "setup-git" -d 'Make git ask svc for credentials for this server (and only this server)'
@@ -508,6 +662,19 @@ complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand
 complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand_from org" -f -a "invites" -d 'List an organization\'s pending invites (withdraw one with svc org uninvite)'
 complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand_from org" -f -a "uninvite" -d 'Withdraw a pending invite to an organization (owners only)'
 complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand_from org" -f -a "leave" -d 'Leave an organization; you lose its monorepos, but keep your own rows in them'
+complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand_from issue" -f -a "list" -d 'List issues, newest first: open ones unless told otherwise'
+complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand_from issue" -f -a "create" -d 'Open an issue; without --body on a terminal, write it in your editor'
+complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand_from issue" -f -a "view" -d 'Show an issue: its header, body and the latest of its timeline'
+complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand_from issue" -f -a "edit" -d 'Change an issue\'s title, body, labels, assignees or project, all in one step'
+complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand_from issue" -f -a "close" -d 'Close an issue, as completed unless said otherwise'
+complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand_from issue" -f -a "reopen" -d 'Reopen a closed issue'
+complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand_from issue" -f -a "comment" -d 'Comment on an issue'
+complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand_from issue" -f -a "react" -d 'React to an issue or one of its comments, or take your reaction back'
+complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand_from issue" -f -a "link" -d 'Link a branch to an issue, so that merging it closes the issue'
+complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand_from label" -f -a "list" -d 'List a monorepo\'s labels by name, with their open issues'
+complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand_from label" -f -a "create" -d 'Make a label (owners)'
+complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand_from label" -f -a "edit" -d 'Rename or recolour a label (owners); a rename moves it on every issue'
+complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand_from label" -f -a "delete" -d 'Delete a label (owners); it leaves every issue that has it'
 complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand_from repo" -f -a "create" -d 'Make an empty repo in a monorepo; the first push to main creates main'
 complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand_from repo" -f -a "list" -d 'List a monorepo\'s repos'
 complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand_from repo" -f -a "view" -d 'Show one repo'

@@ -8,6 +8,7 @@ mod client;
 mod commands;
 mod config;
 mod credstore;
+mod editor;
 mod error;
 mod meta_sync;
 mod table;

@@ -18,6 +18,90 @@ pub struct RepoArgs {
     pub repo: Option<String>,
 }
 
+/// The monorepo option of monorepo-wide commands (issues, labels).
+#[derive(Debug, Clone, clap::Args)]
+pub struct MonorepoArgs {
+    /// <owner>/<monorepo> (a repo's full name works too) [default: the monorepo of the svc clone you are in]
+    #[arg(short = 'R', long = "repo", value_name = "OWNER/MONOREPO")]
+    pub monorepo: Option<String>,
+}
+
+/// A monorepo on a server, with the session to talk to it.
+pub struct MonorepoTarget {
+    pub session: Session,
+    pub owner: String,
+    pub monorepo: String,
+}
+
+impl MonorepoTarget {
+    /// `/v1/monorepos/{owner}/{monorepo}`.
+    pub fn path(&self) -> String {
+        format!(
+            "/v1/monorepos/{}/{}",
+            encode(&self.owner),
+            encode(&self.monorepo)
+        )
+    }
+
+    /// `<owner>/<monorepo>`, for messages.
+    pub fn label(&self) -> String {
+        format!("{}/{}", self.owner, self.monorepo)
+    }
+}
+
+/// The monorepo `-R` names (its first two parts), else the one of the worktree or clone
+/// holding the current directory, wherever in it.
+pub fn monorepo(global: &Global, args: &MonorepoArgs) -> Result<MonorepoTarget> {
+    let (server, full) = match &args.monorepo {
+        Some(full) => (None, full.clone()),
+        None => {
+            let (server, full) =
+                enclosing_monorepo(&std::env::current_dir()?)?.ok_or_else(|| {
+                    CommandError::user("no monorepo given and this folder is not in an svc clone")
+                        .hint("pass -R <owner>/<monorepo>, or cd into a clone")
+                })?;
+            (Some(server), full)
+        }
+    };
+    let mut parts = full.splitn(3, '/');
+    let (Some(owner), Some(monorepo)) = (parts.next(), parts.next()) else {
+        return Err(CommandError::user(format!(
+            "-R {full} is not <owner>/<monorepo>"
+        )));
+    };
+    if owner.is_empty() || monorepo.is_empty() {
+        return Err(CommandError::user(format!(
+            "-R {full} is not <owner>/<monorepo>"
+        )));
+    }
+    let session = Session::open(global.server.as_deref().or(server.as_deref()))?;
+    Ok(MonorepoTarget {
+        session,
+        owner: owner.to_owned(),
+        monorepo: monorepo.to_owned(),
+    })
+}
+
+/// The (server, `<owner>/<monorepo>`) of the worktree or clone holding `cwd`.
+fn enclosing_monorepo(cwd: &Path) -> Result<Option<(String, String)>> {
+    let registry = crate::commands::worktree::load()?;
+    if let Some(worktree) = registry
+        .worktrees
+        .into_values()
+        .filter(|w| relative(cwd, Path::new(&w.path)).is_some())
+        .max_by_key(|w| w.path.len())
+    {
+        return Ok(Some((worktree.server, worktree.monorepo)));
+    }
+    let clones = Clones::load(&config::config_dir()?)?;
+    Ok(clones
+        .clones
+        .iter()
+        .filter(|(path, _)| relative(cwd, Path::new(path.as_str())).is_some())
+        .max_by_key(|(path, _)| path.len())
+        .map(|(_, clone)| (clone.server.clone(), clone.monorepo.clone())))
+}
+
 /// A repo on a server, with the session to talk to it.
 pub struct Target {
     pub session: Session,

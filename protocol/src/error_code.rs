@@ -91,10 +91,14 @@ error_codes! {
     ExpiredToken = "expired_token",
     /// Not allowed for this caller's role.
     Forbidden = "forbidden",
+    /// An `Idempotency-Key` sent again with a different request.
+    IdempotencyKeyReused = "idempotency_key_reused",
     /// A failure of the server's own; it has been logged.
     Internal = "internal",
     /// Device flow: a device code the server never gave out.
     InvalidGrant = "invalid_grant",
+    /// A label of that name exists already.
+    LabelExists = "label_exists",
     /// A change that would leave no owner.
     LastOwner = "last_owner",
     /// An upload without `Content-Length`.
@@ -135,6 +139,8 @@ error_codes! {
     SlowDown = "slow_down",
     /// A body over its size limit.
     TooLarge = "too_large",
+    /// A 501st label in a monorepo.
+    TooManyLabels = "too_many_labels",
     /// Over the limit of statuses on one commit.
     TooManyStatuses = "too_many_statuses",
     /// No credential, or one that is revoked or expired.

@@ -43,7 +43,25 @@ pub struct Event {
     pub agent: Option<String>,
     #[serde(with = "time::serde::rfc3339")]
     pub at: OffsetDateTime,
+    /// The kind's own fields: issue events carry `number`, `body_version`, `items` (the
+    /// timeline items the change made; a comment body over 16 KB is null), `removed`,
+    /// `comment`, `reactions` (and `body` when opened); `label.updated` carries `from`.
+    #[serde(flatten)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
+    pub details: serde_json::Map<String, serde_json::Value>,
 }
+
+/// The body fields of a stored event that [`Event::details`] carries.
+pub const DETAIL_FIELDS: &[&str] = &[
+    "number",
+    "body_version",
+    "items",
+    "removed",
+    "comment",
+    "reactions",
+    "body",
+    "from",
+];
 
 /// The stored fields of a branch, as events carry them (`partial: true`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -43,6 +43,8 @@ pub async fn role_of(h: H<'_>, monorepo_id: &str, user_id: &str) -> ApiResult<Op
 }
 
 /// Resolves `<owner>/<name>` (an old label too) and checks the caller may do `need`.
+/// Outside a transaction the answer may come from the store's access cache, which no
+/// commit outlives (`store::access_cache`); inside one it is read from that snapshot.
 pub async fn monorepo(
     mut h: H<'_>,
     caller: &Caller,

@@ -10,7 +10,9 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 use svc_protocol::branch::ChecksState;
-use svc_protocol::needs::{MonorepoSummary, NeedChange, NeedRow, NeedState, NeedsList};
+use svc_protocol::needs::{
+    IssueNeed, IssuesNeed, MonorepoSummary, NeedChange, NeedRow, NeedState, NeedsList,
+};
 
 use crate::checks::{self, Required};
 use crate::facts;
@@ -44,6 +46,7 @@ pub async fn list(mut h: H<'_>, state: &AppState, user_id: &str, login: &str) ->
     let mine = monorepos::by_activity(h.reborrow(), user_id).await?;
     let mut items = Vec::new();
     let mut skipped = Vec::new();
+    let mut read = Vec::new();
     for (i, row) in mine.into_iter().enumerate() {
         let m = row.membership;
         let monorepo = MonorepoRow {
@@ -55,16 +58,51 @@ pub async fn list(mut h: H<'_>, state: &AppState, user_id: &str, login: &str) ->
         };
         if i < MONOREPOS_MAX {
             items.extend(rows_in(h.reborrow(), state, &monorepo, login).await?);
+            read.push(monorepo);
         } else {
             skipped.push(monorepo.label());
         }
     }
     sort(&mut items);
+    let issues = assigned_issues(h, login, &read).await?;
     Ok(NeedsList {
         items,
-        issues: Vec::new(),
+        issues,
         skipped,
     })
+}
+
+/// Per monorepo, the open issues assigned to `login`: how many, and the newest; the
+/// monorepo with the most recently updated one first.
+async fn assigned_issues(
+    h: H<'_>,
+    login: &str,
+    monorepos: &[MonorepoRow],
+) -> Result<Vec<IssuesNeed>> {
+    let ids: Vec<String> = monorepos.iter().map(|m| m.id.clone()).collect();
+    let mut out: Vec<IssuesNeed> = Vec::new();
+    for (monorepo_id, number, title, updated_at) in
+        store::issues::assigned_open(h, login, &ids).await?
+    {
+        if let Some(need) = out.iter_mut().find(|n| n.monorepo_id == monorepo_id) {
+            need.open += 1;
+            continue;
+        }
+        let Some(monorepo) = monorepos.iter().find(|m| m.id == monorepo_id) else {
+            continue;
+        };
+        out.push(IssuesNeed {
+            monorepo: monorepo.label(),
+            monorepo_id,
+            open: 1,
+            newest: IssueNeed {
+                number: u64::try_from(number).unwrap_or_default(),
+                title,
+                updated_at: time_of(updated_at),
+            },
+        });
+    }
+    Ok(out)
 }
 
 /// The rows of `user_id` in one monorepo, in list order; none when they cannot read it.

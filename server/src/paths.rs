@@ -13,6 +13,8 @@ use crate::authz::{self, Access, Need, OrgAccess, OrgNeed};
 use crate::error::{ApiError, ApiResult};
 use crate::store::H;
 use crate::store::branches::{self, BranchRow};
+use crate::store::issues::{self, CommentRow, IssueRow};
+use crate::store::labels::{self, LabelRow};
 use crate::store::monorepos::MonorepoRow;
 use crate::store::repos::{self, RepoRow};
 use crate::suggest;
@@ -322,4 +324,159 @@ pub async fn branch_not_found(h: H<'_>, repo: &RepoRow, name: &str) -> ApiResult
         .filter(|b| b.name != repo.default_branch)
         .map(|b| b.name.as_str());
     Ok(suggest::not_found("branch", "", name, visible))
+}
+
+/// `/v1/monorepos/{owner}/{monorepo}/issues/{number}`.
+#[derive(Debug, Clone, Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct IssuePath {
+    /// The namespace: a person's or an organization's login (any case).
+    pub owner: String,
+    /// The monorepo's name (any case); an old label answers the current monorepo.
+    pub monorepo: String,
+    /// The issue's number in the monorepo.
+    pub number: i64,
+}
+
+impl IssuePath {
+    /// The monorepo with the caller's access, and the issue.
+    pub async fn load(
+        &self,
+        h: H<'_>,
+        caller: &Caller,
+        need: Need,
+    ) -> ApiResult<(Access, IssueRow)> {
+        load_issue(h, caller, (&self.owner, &self.monorepo, self.number), need).await
+    }
+}
+
+/// `/v1/monorepos/{owner}/{monorepo}/issues/{number}/comments/{id}`.
+#[derive(Debug, Clone, Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct IssueCommentPath {
+    /// The namespace: a person's or an organization's login (any case).
+    pub owner: String,
+    /// The monorepo's name (any case); an old label answers the current monorepo.
+    pub monorepo: String,
+    /// The issue's number in the monorepo.
+    pub number: i64,
+    /// The comment's id.
+    pub id: i64,
+}
+
+impl IssueCommentPath {
+    /// The monorepo with the caller's access, the issue and the comment.
+    pub async fn load(
+        &self,
+        mut h: H<'_>,
+        caller: &Caller,
+        need: Need,
+    ) -> ApiResult<(Access, IssueRow, CommentRow)> {
+        let (access, issue) = load_issue(
+            h.reborrow(),
+            caller,
+            (&self.owner, &self.monorepo, self.number),
+            need,
+        )
+        .await?;
+        let comment = issues::comment(h, issue.id, self.id)
+            .await?
+            .ok_or_else(|| ApiError::not_found("comment"))?;
+        Ok((access, issue, comment))
+    }
+}
+
+/// `/v1/monorepos/{owner}/{monorepo}/issues/{number}/reactions/{content}`.
+#[derive(Debug, Clone, Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct IssueReactionPath {
+    /// The namespace: a person's or an organization's login (any case).
+    pub owner: String,
+    /// The monorepo's name (any case); an old label answers the current monorepo.
+    pub monorepo: String,
+    /// The issue's number in the monorepo.
+    pub number: i64,
+    /// `+1`, `-1`, `laugh`, `hooray`, `confused`, `heart`, `rocket` or `eyes`.
+    pub content: String,
+}
+
+impl IssueReactionPath {
+    /// The issue reacted to.
+    pub fn issue(&self) -> IssuePath {
+        IssuePath {
+            owner: self.owner.clone(),
+            monorepo: self.monorepo.clone(),
+            number: self.number,
+        }
+    }
+}
+
+/// `/v1/monorepos/{owner}/{monorepo}/issues/{number}/comments/{id}/reactions/{content}`.
+#[derive(Debug, Clone, Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct CommentReactionPath {
+    /// The namespace: a person's or an organization's login (any case).
+    pub owner: String,
+    /// The monorepo's name (any case); an old label answers the current monorepo.
+    pub monorepo: String,
+    /// The issue's number in the monorepo.
+    pub number: i64,
+    /// The comment's id.
+    pub id: i64,
+    /// `+1`, `-1`, `laugh`, `hooray`, `confused`, `heart`, `rocket` or `eyes`.
+    pub content: String,
+}
+
+impl CommentReactionPath {
+    /// The issue of the comment reacted to.
+    pub fn issue(&self) -> IssuePath {
+        IssuePath {
+            owner: self.owner.clone(),
+            monorepo: self.monorepo.clone(),
+            number: self.number,
+        }
+    }
+}
+
+/// `/v1/monorepos/{owner}/{monorepo}/labels/{name}`.
+#[derive(Debug, Clone, Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct LabelPath {
+    /// The namespace: a person's or an organization's login (any case).
+    pub owner: String,
+    /// The monorepo's name (any case); an old label answers the current monorepo.
+    pub monorepo: String,
+    /// The label's name (any case).
+    pub name: String,
+}
+
+impl LabelPath {
+    /// The monorepo with the caller's access, and the label.
+    pub async fn load(
+        &self,
+        mut h: H<'_>,
+        caller: &Caller,
+        need: Need,
+    ) -> ApiResult<(Access, LabelRow)> {
+        let access =
+            authz::monorepo(h.reborrow(), caller, &self.owner, &self.monorepo, need).await?;
+        let label = labels::by_name(h, &access.monorepo.id, &self.name)
+            .await?
+            .ok_or_else(|| ApiError::not_found("label"))?;
+        Ok((access, label))
+    }
+}
+
+/// Resolves `{m}/issues/{number}`: the monorepo with the caller's access, and the issue.
+async fn load_issue(
+    mut h: H<'_>,
+    caller: &Caller,
+    (owner, monorepo, number): (&str, &str, i64),
+    need: Need,
+) -> ApiResult<(Access, IssueRow)> {
+    let access = authz::monorepo(h.reborrow(), caller, owner, monorepo, need).await?;
+    let issue = issues::by_number(h, &access.monorepo.id, number)
+        .await?
+        .ok_or_else(|| ApiError::not_found(&format!("issue #{number}")))?;
+    Ok((access, issue))
 }

@@ -271,6 +271,7 @@ async fn presence_event(
         monorepo_id: &changed.monorepo_id,
         kind,
         repo: None,
+        also_repos: None,
         collection: "presence",
         key: "connections",
         op: "upsert",
@@ -399,6 +400,7 @@ impl<'a> Touch<'a> {
             monorepo_id: self.monorepo_id,
             kind: "machine.updated",
             repo: None,
+            also_repos: None,
             collection: "machines",
             key: &key,
             op: "upsert",
@@ -449,6 +451,7 @@ pub async fn report(mut h: H<'_>, r: &Report<'_>) -> store::Result<(WorktreeRow,
         monorepo_id: r.monorepo_id,
         kind: "worktree.reported",
         repo: Some(&row.repo),
+        also_repos: None,
         collection: "worktrees",
         key: r.id,
         op: "upsert",
@@ -507,6 +510,7 @@ pub async fn remove(
         monorepo_id,
         kind: "worktree.removed",
         repo: Some(&prev.repo),
+        also_repos: None,
         collection: "worktrees",
         key: id,
         op: "delete",
@@ -567,7 +571,7 @@ pub async fn pushed(store: &Store, monorepo_id: &str, user_id: &str, login: &str
 pub async fn keep(state: AppState) {
     let store = &state.store;
     let me = state.presence.process_id.as_str();
-    let mut all = matches!(store, Store::Sqlite(_));
+    let mut all = store.postgres().is_none();
     let mut tick = tokio::time::interval(HEARTBEAT_EVERY);
     loop {
         tick.tick().await;

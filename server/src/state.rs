@@ -49,8 +49,8 @@ impl AppState {
     /// The state of one server process. On PostgreSQL it starts following revocations
     /// made by other processes, so it must run inside the runtime.
     pub fn new(store: Store, config: Config, oidc: Option<Arc<oidc::Provider>>) -> AppState {
-        let credentials = Arc::new(CredentialCache::new(matches!(store, Store::Sqlite(_))));
-        if let Store::Postgres(pool) = &store {
+        let credentials = Arc::new(CredentialCache::new(store.postgres().is_none()));
+        if let Some(pool) = store.postgres() {
             tokio::spawn(crate::credential_cache::follow_revocations(
                 pool.clone(),
                 credentials.clone(),

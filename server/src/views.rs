@@ -86,6 +86,10 @@ pub fn event(label: &str, monorepo_id: &str, row: EventRow) -> serde_json::Resul
         head: text("head"),
         actor: text("actor"),
         agent: text("agent"),
+        details: svc_protocol::event::DETAIL_FIELDS
+            .iter()
+            .filter_map(|k| Some(((*k).to_owned(), body.get_mut(*k)?.take())))
+            .collect(),
         row: row_value,
         at: time_of(row.at),
     })

@@ -9,6 +9,8 @@ pub mod completions;
 pub mod credential;
 pub mod daemon;
 pub mod git_credential;
+pub mod issue;
+pub mod label;
 pub mod login;
 pub mod logout;
 pub mod meta;
@@ -61,6 +63,10 @@ pub enum Command {
     #[command(subcommand)]
     Org(org::Command),
     #[command(subcommand)]
+    Issue(issue::Command),
+    #[command(subcommand)]
+    Label(label::Command),
+    #[command(subcommand)]
     Repo(repo::Command),
     Clone(clone::Args),
     #[command(subcommand)]
@@ -91,6 +97,8 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Credential(cmd) => credential::run(g, cmd),
         Command::Monorepo(cmd) => monorepo::run(g, cmd),
         Command::Org(cmd) => org::run(g, cmd),
+        Command::Issue(cmd) => issue::run(g, cmd),
+        Command::Label(cmd) => label::run(g, cmd),
         Command::Repo(cmd) => repo::run(g, cmd),
         Command::Clone(args) => clone::run(g, &args),
         Command::Branch(cmd) => branch::run(g, cmd),

@@ -6,6 +6,8 @@
 //! - `svc-bench org-access [--database-url URL]`: authorizing a request in an org's
 //!   monorepo (a person in 50 orgs, an org of 1,000 monorepos) against the same check
 //!   in the person's own monorepo;
+//! - `svc-bench issues [--database-url URL]`: at 100,000 issues, a 3-word search with a
+//!   prefix against a `LIKE '%word%'` scan, listIssues with a label filter, createIssue;
 //! - `svc-bench door`: clone of a 120 MiB repository through the git door against a
 //!   clone of its bare directory, server RSS during a door clone, 20 concurrent clones;
 //! - `svc-bench last-commits`: cold `getLastCommits` on a 1,000-entry folder of a
@@ -33,7 +35,8 @@ mod svc_bench;
 use clap::{Parser, Subcommand};
 
 use svc_bench::{
-    auth, branch_diff, branches, daemon, diff_engine, door, events, last_commits, org_access,
+    auth, branch_diff, branches, daemon, diff_engine, door, events, issues, last_commits,
+    org_access,
 };
 
 #[derive(Parser)]
@@ -53,6 +56,12 @@ enum Command {
     },
     /// Authorizing a request in an org's monorepo against one in the person's own
     OrgAccess {
+        /// The store to measure (default: SQLite in a temp dir)
+        #[arg(long)]
+        database_url: Option<String>,
+    },
+    /// Issue search, a labelled list and createIssue at 100,000 issues, against a LIKE scan
+    Issues {
         /// The store to measure (default: SQLite in a temp dir)
         #[arg(long)]
         database_url: Option<String>,
@@ -191,6 +200,7 @@ async fn main() -> anyhow::Result<()> {
     match Cli::parse().command {
         Command::Auth { database_url } => auth::run(database_url).await,
         Command::OrgAccess { database_url } => org_access::run(database_url).await,
+        Command::Issues { database_url } => issues::run(database_url).await,
         Command::Door {
             size_mib,
             runs,

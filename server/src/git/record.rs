@@ -20,6 +20,8 @@ pub enum Error {
     Store(#[from] store::Error),
     #[error("reading refs: {0}")]
     Git(String),
+    #[error("closing the issues a merge names: {0}")]
+    Issues(String),
 }
 
 /// Who moved the refs, for authors and events.
@@ -123,6 +125,8 @@ async fn record_inner(
 
     // Merges whose ref move landed: the branch becomes merged with the main move.
     let mut actor = actor.clone();
+    // (branch, its title and description, merge commit, who merged): issues to close.
+    let mut closing: Vec<(String, String, String, String)> = Vec::new();
     for m in merges::pending(tx.h(), &repo.id).await? {
         let landed = match main {
             Some(head) if *head == m.sha => true,
@@ -142,6 +146,12 @@ async fn record_inner(
             agent: m.merged_agent.clone(),
         };
         if let Some(b) = branches::get(tx.h(), &repo.id, &m.branch).await? {
+            let text = format!(
+                "{}\n{}",
+                b.title.as_deref().unwrap_or_default(),
+                b.description.as_deref().unwrap_or_default()
+            );
+            closing.push((b.name.clone(), text, m.sha.clone(), m.merged_by.clone()));
             let body = event_body(
                 &actor,
                 json!(branch_row(&repo.name, &b)),
@@ -269,6 +279,7 @@ async fn record_inner(
             monorepo_id: &monorepo.id,
             kind,
             repo: Some(&repo.name),
+            also_repos: None,
             collection,
             key,
             op,
@@ -276,6 +287,11 @@ async fn record_inner(
             at: now,
         };
         events::append(tx.h(), &event).await?;
+    }
+    for (branch, text, sha, by) in &closing {
+        crate::issues::close_by_merge(tx.h(), &monorepo.id, (&repo.name, branch, text), sha, by)
+            .await
+            .map_err(|e| Error::Issues(e.message))?;
     }
     tx.commit().await?;
     Ok(Recorded {
@@ -355,6 +371,7 @@ pub async fn branch_updated(
         monorepo_id,
         kind: "branch.updated",
         repo: Some(repo),
+        also_repos: None,
         collection: "branches",
         key: &key,
         op: "upsert",

@@ -25,7 +25,7 @@ use axum::extract::ws::Utf8Bytes;
 use tokio::sync::{broadcast, watch};
 use tokio_util::sync::{CancellationToken, DropGuard};
 
-use crate::store::{self, Store, events, monorepos};
+use crate::store::{self, Backend, Store, events, monorepos};
 
 /// Live messages one monorepo's channel holds for slow sockets before they are dropped.
 const CHANNEL_CAPACITY: usize = 1024;
@@ -43,6 +43,7 @@ pub struct LiveEvent {
     pub kind: String,
     pub collection: String,
     pub repo: Option<String>,
+    pub also_repos: Option<String>,
     pub key: String,
     /// `{"type": "event", ...}`.
     pub frame: Utf8Bytes,
@@ -54,6 +55,7 @@ impl LiveEvent {
             kind: &self.kind,
             collection: &self.collection,
             repo: self.repo.as_deref(),
+            also_repos: self.also_repos.as_deref(),
             key: &self.key,
         }
     }
@@ -120,9 +122,9 @@ impl Live {
     pub fn start(store: Store) -> Arc<Live> {
         let stop = CancellationToken::new();
         let access = watch::Sender::new(0);
-        let bell = match &store {
-            Store::Sqlite(pools) => pools.bell.subscribe(),
-            Store::Postgres(pool) => {
+        let bell = match store.backend_pools() {
+            Backend::Sqlite(pools) => pools.bell.subscribe(),
+            Backend::Postgres(pool) => {
                 let (ring, bell) = watch::channel(0);
                 let rings = Rings {
                     events: ring,
@@ -133,7 +135,7 @@ impl Live {
             }
         };
         let live = Arc::new(Live {
-            revocable_elsewhere: matches!(store, Store::Postgres(_)),
+            revocable_elsewhere: store.postgres().is_some(),
             store,
             bell,
             access,
@@ -152,14 +154,14 @@ impl Live {
     }
 
     /// Says that people's access to monorepos changed (an org member removed, someone
-    /// leaving an org or a monorepo, a monorepo transferred): call it after the change
-    /// commits. Every server process re-checks at once: event sockets that lost access
-    /// close 4403, activity sockets send `left` (or `joined`). Without the call the
+    /// leaving an org or a monorepo, a monorepo relabelled or deleted): call it after the
+    /// change commits. Every server process re-checks at once: event sockets that lost
+    /// access close 4403, activity sockets send `left` (or `joined`). Without the call the
     /// periodic checks still catch the change, within 15 s; requests and the git door
-    /// read access afresh each time and need no call.
+    /// need no call (their authorization is read afresh, or cached until the next commit).
     pub async fn access_changed(&self) {
         ring(&self.access);
-        if let Store::Postgres(pool) = &self.store {
+        if let Some(pool) = self.store.postgres() {
             let sent = sqlx::query("SELECT pg_notify($1, '')")
                 .bind(ACCESS_CHANNEL)
                 .execute(pool)
@@ -327,11 +329,12 @@ async fn drop_revoked(h: store::H<'_>, channel: &Channel) -> store::Result<()> {
 
 /// The `{"type": "event", ...}` frame of a stored event.
 pub fn render(label: &str, monorepo_id: &str, row: events::EventRow) -> anyhow::Result<LiveEvent> {
-    let (seq, kind, collection, repo, key) = (
+    let (seq, kind, collection, repo, also_repos, key) = (
         row.seq,
         row.kind.clone(),
         row.collection.clone(),
         row.repo.clone(),
+        row.also_repos.clone(),
         row.key.clone(),
     );
     let event = crate::views::event(label, monorepo_id, row)?;
@@ -341,6 +344,7 @@ pub fn render(label: &str, monorepo_id: &str, row: events::EventRow) -> anyhow::
         kind,
         collection,
         repo,
+        also_repos,
         key,
         frame: frame.into(),
     })

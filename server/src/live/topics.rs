@@ -23,6 +23,8 @@ pub struct EventMeta<'a> {
     pub kind: &'a str,
     pub collection: &'a str,
     pub repo: Option<&'a str>,
+    /// Further repos, one per line (see `NewEvent::also_repos`).
+    pub also_repos: Option<&'a str>,
     pub key: &'a str,
 }
 
@@ -96,7 +98,10 @@ impl Topics {
             Topic::All => true,
             Topic::Issues => matches!(e.collection, "issues" | "labels"),
             Topic::Issue(n) => e.collection == "issues" && e.key.trim_start_matches('0') == n,
-            Topic::Repo(name) => e.repo == Some(name.as_str()),
+            Topic::Repo(name) => {
+                e.repo == Some(name.as_str())
+                    || e.also_repos.is_some_and(|a| a.lines().any(|r| r == name))
+            }
             Topic::Main => e.collection == "default_heads",
             Topic::MainOf(name) => e.collection == "default_heads" && e.repo == Some(name),
             Topic::Meta => matches!(e.collection, "meta_files" | "presence"),
@@ -122,6 +127,7 @@ mod tests {
             kind,
             collection,
             repo,
+            also_repos: None,
             key: "7",
         }
     }
@@ -140,6 +146,17 @@ mod tests {
         assert!(Topics::parse(None).expect("default").all());
         assert!(Topics::parse(Some("feed")).expect("feed").feed());
         assert!(!Topics::parse(Some("feed")).expect("feed").events());
+    }
+
+    #[test]
+    fn a_repo_topic_matches_an_events_further_repos() {
+        let t = Topics::parse(Some("repo:web")).expect("parse");
+        let mut e = meta("issue.updated", "issues", Some("api"));
+        assert!(!t.matches(e));
+        e.also_repos = Some("docs\nweb");
+        assert!(t.matches(e));
+        e.also_repos = Some("docs\nwebsite");
+        assert!(!t.matches(e));
     }
 
     #[test]

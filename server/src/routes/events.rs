@@ -158,6 +158,7 @@ pub async fn pull(
                 kind: &r.kind,
                 collection: &r.collection,
                 repo: r.repo.as_deref(),
+                also_repos: r.also_repos.as_deref(),
                 key: &r.key,
             })
         })

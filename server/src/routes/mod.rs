@@ -10,6 +10,8 @@ mod diff;
 mod doc;
 mod events;
 mod health;
+mod issues;
+mod labels;
 mod members;
 mod merge;
 mod meta;
@@ -109,6 +111,22 @@ pub fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(diff::diff))
         .routes(routes!(merge::merge))
         .routes(routes!(reviews::list, reviews::create))
+        .routes(routes!(issues::list, issues::create))
+        .routes(routes!(issues::get, issues::update))
+        .routes(routes!(issues::timeline))
+        .routes(routes!(issues::add_comment))
+        .routes(routes!(
+            issues::get_comment,
+            issues::update_comment,
+            issues::delete_comment
+        ))
+        .routes(routes!(issues::add_reaction, issues::remove_reaction))
+        .routes(routes!(
+            issues::add_comment_reaction,
+            issues::remove_comment_reaction
+        ))
+        .routes(routes!(labels::list, labels::create))
+        .routes(routes!(labels::update, labels::delete))
         .routes(routes!(needs::list))
         .routes(routes!(presence::machines))
         .routes(routes!(presence::list))

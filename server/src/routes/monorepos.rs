@@ -280,10 +280,8 @@ pub async fn rename(
             }
         })?;
     tx.commit().await?;
-    if target.owner != current.owner {
-        // A transfer moves the org's people in or out.
-        state.live.access_changed().await;
-    }
+    // A transfer moves the org's people in or out; open sockets learn the new label.
+    state.live.access_changed().await;
     tracing::info!(from = %current.label(), to = %target.label(), "monorepo relabelled");
     Ok(Json(MonorepoChanged {
         monorepo: views::monorepo(&target, access.role),
@@ -369,6 +367,8 @@ pub async fn delete(
         .collect();
     monorepos::delete(tx.h(), &access.monorepo.id).await?;
     tx.commit().await?;
+    // Its open sockets close at once, in every process.
+    state.live.access_changed().await;
     for dir in dirs {
         storage::remove(&dir).await;
     }

@@ -132,6 +132,7 @@ pub async fn create(
         monorepo_id: &access.monorepo.id,
         kind: "review",
         repo: Some(&repo.name),
+        also_repos: None,
         collection: "reviews",
         key: &key,
         op: "upsert",

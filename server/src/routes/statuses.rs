@@ -120,6 +120,7 @@ pub async fn post(
         monorepo_id: &access.monorepo.id,
         kind: "status",
         repo: Some(&repo.name),
+        also_repos: None,
         collection: "statuses",
         key: &key,
         op: "upsert",

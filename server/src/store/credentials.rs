@@ -99,7 +99,7 @@ pub async fn list(h: H<'_>, user_id: &str) -> Result<Vec<CredentialRow>> {
 pub async fn delete(mut h: H<'_>, user_id: &str, id: &str) -> Result<bool> {
     let done = on!(h.reborrow(), c => sqlx::query("DELETE FROM credentials WHERE id = $1 AND user_id = $2")
         .bind(id).bind(user_id).execute(c).await?.rows_affected());
-    if let (H::Postgres(c), true) = (h, done > 0) {
+    if let (super::Db::Postgres(c), true) = (h.db, done > 0) {
         sqlx::query("SELECT pg_notify($1, $2)")
             .bind(crate::credential_cache::CHANNEL)
             .bind(id)

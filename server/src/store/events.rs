@@ -11,6 +11,9 @@ pub struct NewEvent<'a> {
     pub monorepo_id: &'a str,
     pub kind: &'a str,
     pub repo: Option<&'a str>,
+    /// Further repos the event concerns, one per line, for `repo:<name>` topics (an
+    /// issue's linked branches' repos).
+    pub also_repos: Option<&'a str>,
     pub collection: &'a str,
     pub key: &'a str,
     pub op: &'a str,
@@ -28,18 +31,18 @@ pub async fn append(mut h: H<'_>, e: &NewEvent<'_>) -> Result<i64> {
         let seq: i64 = sqlx::query_scalar("UPDATE monorepos SET last_seq = last_seq + 1 WHERE id = $1 RETURNING last_seq")
             .bind(e.monorepo_id).fetch_one(&mut *c).await?;
         sqlx::query(
-            "INSERT INTO events (monorepo_id, seq, kind, repo, collection, key, op, body, at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+            "INSERT INTO events (monorepo_id, seq, kind, repo, also_repos, collection, key, op, body, at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
         )
-        .bind(e.monorepo_id).bind(seq).bind(e.kind).bind(e.repo).bind(e.collection).bind(e.key)
-        .bind(e.op).bind(&e.body).bind(e.at)
+        .bind(e.monorepo_id).bind(seq).bind(e.kind).bind(e.repo).bind(e.also_repos).bind(e.collection)
+        .bind(e.key).bind(e.op).bind(&e.body).bind(e.at)
         .execute(&mut *c).await?;
         seq
     });
     if let Some(details) = super::feed::details_of(e) {
         super::feed::add(h.reborrow(), e, seq, &details).await?;
     }
-    if let H::Postgres(c) = h {
+    if let super::Db::Postgres(c) = h.db {
         // Identical notifications of one transaction are folded into one by PostgreSQL.
         sqlx::query("SELECT pg_notify($1, '')")
             .bind(CHANNEL)
@@ -116,6 +119,9 @@ pub struct EventRow {
     pub seq: i64,
     pub kind: String,
     pub repo: Option<String>,
+    /// See [`NewEvent::also_repos`]; read only where topics are matched.
+    #[sqlx(default)]
+    pub also_repos: Option<String>,
     pub collection: String,
     pub key: String,
     pub op: String,
@@ -126,7 +132,7 @@ pub struct EventRow {
 /// Events after `since`, oldest first.
 pub async fn after(h: H<'_>, monorepo_id: &str, since: i64, limit: i64) -> Result<Vec<EventRow>> {
     Ok(on!(h, c => sqlx::query_as(
-        "SELECT seq, kind, repo, collection, key, op, body, at FROM events
+        "SELECT seq, kind, repo, also_repos, collection, key, op, body, at FROM events
          WHERE monorepo_id = $1 AND seq > $2 ORDER BY seq LIMIT $3",
     )
     .bind(monorepo_id).bind(since).bind(limit).fetch_all(c).await?))
@@ -149,7 +155,7 @@ pub struct Window<'a> {
 pub async fn window(h: H<'_>, monorepo_id: &str, w: &Window<'_>) -> Result<Vec<EventRow>> {
     let body = if w.with_body { "body" } else { "'' AS body" };
     let mut sql = format!(
-        "SELECT seq, kind, repo, collection, key, op, {body}, at FROM events
+        "SELECT seq, kind, repo, also_repos, collection, key, op, {body}, at FROM events
          WHERE monorepo_id = $1 AND seq > $2 AND seq <= $3"
     );
     let mut next = 4;
@@ -184,7 +190,7 @@ pub async fn by_seqs(h: H<'_>, monorepo_id: &str, seqs: &[i64]) -> Result<Vec<Ev
         return Ok(Vec::new());
     }
     let sql = format!(
-        "SELECT seq, kind, repo, collection, key, op, body, at FROM events
+        "SELECT seq, kind, repo, also_repos, collection, key, op, body, at FROM events
          WHERE monorepo_id = $1 AND seq IN ({}) ORDER BY seq",
         placeholders(2, seqs.len())
     );

@@ -6,11 +6,14 @@
 //! arm is typed by its own driver. Each backend module owns its connection setup and its
 //! migrations.
 
+pub mod access_cache;
 pub mod branches;
 pub mod credentials;
 pub mod device;
 pub mod events;
 pub mod feed;
+pub mod issues;
+pub mod labels;
 pub mod login_states;
 pub mod merges;
 pub mod monorepos;
@@ -23,7 +26,11 @@ mod sqlite;
 pub mod statuses;
 pub mod users;
 
+use std::sync::Arc;
+
 use sqlx::{PgConnection, Postgres, Sqlite, SqliteConnection, Transaction, pool::PoolConnection};
+
+use access_cache::AccessCache;
 
 /// A storage failure. Only [`Error::is_unique_violation`] is ever inspected by callers.
 #[derive(Debug, thiserror::Error)]
@@ -47,13 +54,29 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// The service's database.
 #[derive(Clone)]
-pub enum Store {
+pub struct Store {
+    backend: Backend,
+    /// Recent authorizations, valid until the next commit ([`access_cache`]); SQLite
+    /// only, where this process makes every commit.
+    access_cache: Option<Arc<AccessCache>>,
+}
+
+/// The pools of either backend.
+#[derive(Clone)]
+pub enum Backend {
     Sqlite(sqlite::Pools),
     Postgres(sqlx::PgPool),
 }
 
 /// A borrowed connection of either backend; every query function takes one.
-pub enum H<'a> {
+pub struct H<'a> {
+    pub db: Db<'a>,
+    /// Present outside a transaction, for the queries [`AccessCache`] answers.
+    pub access_cache: Option<&'a AccessCache>,
+}
+
+/// The backend's own connection type.
+pub enum Db<'a> {
     Sqlite(&'a mut SqliteConnection),
     Postgres(&'a mut PgConnection),
 }
@@ -61,26 +84,37 @@ pub enum H<'a> {
 /// Runs `$body` with `$c` bound to the backend's own connection type.
 macro_rules! on {
     ($h:expr, $c:ident => $body:expr) => {
-        match $h {
-            $crate::store::H::Sqlite($c) => $body,
-            $crate::store::H::Postgres($c) => $body,
+        match $h.db {
+            $crate::store::Db::Sqlite($c) => $body,
+            $crate::store::Db::Postgres($c) => $body,
         }
     };
 }
 pub(crate) use on;
 
 /// A pooled connection for reads outside a transaction.
-pub enum Conn {
+pub struct Conn {
+    db: PooledDb,
+    access_cache: Option<Arc<AccessCache>>,
+}
+
+enum PooledDb {
     Sqlite(PoolConnection<Sqlite>),
     Postgres(PoolConnection<Postgres>),
 }
 
 /// A write transaction: a change and its events commit together or not at all.
-pub enum Tx {
+pub struct Tx {
+    db: TxDb,
+    /// Told of the commit, which may change any answer it holds.
+    access_cache: Option<Arc<AccessCache>>,
+}
+
+enum TxDb {
     /// With the bell its commit rings.
     Sqlite(
         Transaction<'static, Sqlite>,
-        std::sync::Arc<tokio::sync::watch::Sender<u64>>,
+        Arc<tokio::sync::watch::Sender<u64>>,
     ),
     Postgres(Transaction<'static, Postgres>),
 }
@@ -88,37 +122,52 @@ pub enum Tx {
 impl H<'_> {
     /// Borrows again for one more query, keeping `self` usable afterwards.
     pub fn reborrow(&mut self) -> H<'_> {
-        match self {
-            H::Sqlite(c) => H::Sqlite(c),
-            H::Postgres(c) => H::Postgres(c),
+        let db = match &mut self.db {
+            Db::Sqlite(c) => Db::Sqlite(c),
+            Db::Postgres(c) => Db::Postgres(c),
+        };
+        H {
+            db,
+            access_cache: self.access_cache,
         }
     }
 }
 
 impl Conn {
     pub fn h(&mut self) -> H<'_> {
-        match self {
-            Conn::Sqlite(c) => H::Sqlite(c),
-            Conn::Postgres(c) => H::Postgres(c),
+        let db = match &mut self.db {
+            PooledDb::Sqlite(c) => Db::Sqlite(c),
+            PooledDb::Postgres(c) => Db::Postgres(c),
+        };
+        H {
+            db,
+            access_cache: self.access_cache.as_deref(),
         }
     }
 }
 
 impl Tx {
     pub fn h(&mut self) -> H<'_> {
-        match self {
-            Tx::Sqlite(t, _) => H::Sqlite(t),
-            Tx::Postgres(t) => H::Postgres(t),
+        let db = match &mut self.db {
+            TxDb::Sqlite(t, _) => Db::Sqlite(t),
+            TxDb::Postgres(t) => Db::Postgres(t),
+        };
+        H {
+            db,
+            access_cache: None,
         }
     }
 
     pub async fn commit(self) -> Result<()> {
-        match self {
-            Tx::Sqlite(t, bell) => {
+        match self.db {
+            TxDb::Sqlite(t, bell) => {
                 t.commit().await?;
+                if let Some(cache) = &self.access_cache {
+                    cache.changed();
+                }
                 bell.send_modify(|n| *n = n.wrapping_add(1));
             }
-            Tx::Postgres(t) => t.commit().await?,
+            TxDb::Postgres(t) => t.commit().await?,
         }
         Ok(())
     }
@@ -128,42 +177,73 @@ impl Store {
     /// Opens (creating when needed) the database at `url` and runs its migrations.
     /// `postgres://` and `postgresql://` select PostgreSQL; anything else is SQLite.
     pub async fn open(url: &str) -> Result<Store> {
-        if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-            Ok(Store::Postgres(postgres::open(url).await?))
+        let backend = if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            Backend::Postgres(postgres::open(url).await?)
         } else {
-            Ok(Store::Sqlite(sqlite::open(url).await?))
-        }
+            Backend::Sqlite(sqlite::open(url).await?)
+        };
+        // On PostgreSQL other processes commit too: a cached answer could outlive their
+        // changes (a removal through another server), so every request reads afresh.
+        let access_cache = match backend {
+            Backend::Sqlite(_) => Some(Arc::default()),
+            Backend::Postgres(_) => None,
+        };
+        Ok(Store {
+            backend,
+            access_cache,
+        })
     }
 
     /// The backend's name, for logs and the health answer.
     pub fn backend(&self) -> &'static str {
-        match self {
-            Store::Sqlite(_) => "sqlite",
-            Store::Postgres(_) => "postgres",
+        match self.backend {
+            Backend::Sqlite(_) => "sqlite",
+            Backend::Postgres(_) => "postgres",
         }
     }
 
+    /// The PostgreSQL pool, where several server processes may share the database.
+    pub fn postgres(&self) -> Option<&sqlx::PgPool> {
+        match &self.backend {
+            Backend::Sqlite(_) => None,
+            Backend::Postgres(p) => Some(p),
+        }
+    }
+
+    /// The backend's pools.
+    pub fn backend_pools(&self) -> &Backend {
+        &self.backend
+    }
+
     pub async fn read(&self) -> Result<Conn> {
-        Ok(match self {
-            Store::Sqlite(p) => Conn::Sqlite(p.read.acquire().await?),
-            Store::Postgres(p) => Conn::Postgres(p.acquire().await?),
+        let db = match &self.backend {
+            Backend::Sqlite(p) => PooledDb::Sqlite(p.read.acquire().await?),
+            Backend::Postgres(p) => PooledDb::Postgres(p.acquire().await?),
+        };
+        Ok(Conn {
+            db,
+            access_cache: self.access_cache.clone(),
         })
     }
 
     pub async fn begin(&self) -> Result<Tx> {
-        Ok(match self {
-            Store::Sqlite(p) => Tx::Sqlite(p.write.begin().await?, p.bell.clone()),
-            Store::Postgres(p) => Tx::Postgres(p.begin().await?),
+        let db = match &self.backend {
+            Backend::Sqlite(p) => TxDb::Sqlite(p.write.begin().await?, p.bell.clone()),
+            Backend::Postgres(p) => TxDb::Postgres(p.begin().await?),
+        };
+        Ok(Tx {
+            db,
+            access_cache: self.access_cache.clone(),
         })
     }
 
     pub async fn close(&self) {
-        match self {
-            Store::Sqlite(p) => {
+        match &self.backend {
+            Backend::Sqlite(p) => {
                 p.write.close().await;
                 p.read.close().await;
             }
-            Store::Postgres(p) => p.close().await,
+            Backend::Postgres(p) => p.close().await,
         }
     }
 }

@@ -4,6 +4,7 @@
 //! membership rows and, for an org's monorepos, the org's people. Only writes and the
 //! questions about a person's own row read `memberships` directly.
 
+use super::access_cache::AccessCache;
 use super::{H, Result, on};
 
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -23,11 +24,12 @@ impl MonorepoRow {
 
 const COLUMNS: &str = "id, owner, name, kind, created_at";
 
-pub async fn insert(h: H<'_>, row: &MonorepoRow) -> Result<()> {
-    on!(h, c => sqlx::query("INSERT INTO monorepos (id, owner, name, kind, created_at) VALUES ($1, $2, $3, $4, $5)")
+/// Makes the monorepo, with the labels every monorepo starts with.
+pub async fn insert(mut h: H<'_>, row: &MonorepoRow) -> Result<()> {
+    on!(h.reborrow(), c => sqlx::query("INSERT INTO monorepos (id, owner, name, kind, created_at) VALUES ($1, $2, $3, $4, $5)")
         .bind(&row.id).bind(&row.owner).bind(&row.name).bind(&row.kind).bind(row.created_at)
         .execute(c).await?.rows_affected());
-    Ok(())
+    super::labels::add_defaults(h, &row.id).await
 }
 
 pub async fn by_id(h: H<'_>, id: &str) -> Result<Option<MonorepoRow>> {
@@ -58,14 +60,20 @@ pub struct LabelAccess {
 
 /// [`by_label`] and [`role`] in one round trip, for the authorization of every request.
 /// The role is read from the two tables behind `monorepo_access` directly: the view would
-/// be read whole per row inside a correlated subquery on SQLite.
+/// be read whole per row inside a correlated subquery on SQLite. Outside a transaction the
+/// answer comes from the [`AccessCache`] when nothing committed since it was read.
 pub async fn by_label_with_role(
     h: H<'_>,
     owner: &str,
     name: &str,
     user_id: &str,
 ) -> Result<Option<LabelAccess>> {
-    Ok(on!(h, c => sqlx::query_as(
+    let cache = h.access_cache;
+    if let Some(answer) = cache.and_then(|c| c.get(user_id, owner, name)) {
+        return Ok(Some(answer));
+    }
+    let generation = cache.map(AccessCache::generation);
+    let found: Option<LabelAccess> = on!(h, c => sqlx::query_as(
         "SELECT x.id, x.owner, x.name, x.kind, x.created_at,
            (SELECT MAX(r.role) FROM (
               SELECT role FROM memberships WHERE monorepo_id = x.id AND user_id = $3
@@ -76,7 +84,14 @@ pub async fn by_label_with_role(
                SELECT m.id, m.owner, m.name, m.kind, m.created_at FROM monorepo_aliases a
                  JOIN monorepos m ON m.id = a.monorepo_id WHERE a.owner = $1 AND a.name = $2) x",
     )
-    .bind(owner).bind(name).bind(user_id).fetch_optional(c).await?))
+    .bind(owner).bind(name).bind(user_id).fetch_optional(c).await?);
+    // Only access is kept: a miss costs a round trip, and outsiders' 404s stay uncached.
+    if let (Some(cache), Some(generation), Some(answer)) = (cache, generation, &found)
+        && answer.role.is_some()
+    {
+        cache.put(generation, user_id, owner, name, answer.clone());
+    }
+    Ok(found)
 }
 
 /// A monorepo with the caller's role, for lists.

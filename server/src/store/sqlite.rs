@@ -33,8 +33,11 @@ pub async fn open(url: &str) -> Result<Pools> {
         .connect_with(options.clone())
         .await?;
     sqlx::migrate!("./migrations/sqlite").run(&write).await?;
+    // A connection to a local file does not go stale: pinging it before each use (the
+    // pool's default) would cost a worker round trip on every request.
     let read = SqlitePoolOptions::new()
         .max_connections(8)
+        .test_before_acquire(false)
         .connect_with(options.read_only(true))
         .await?;
     Ok(Pools {

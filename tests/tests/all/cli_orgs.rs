@@ -227,6 +227,8 @@ async fn people_invites_and_the_last_owner() {
             (&json!("bob"), &json!("owner"))
         ]
     );
+    // routes.md's word for the command works too.
+    assert_eq!(ann.json(&["org", "member", "acme"]), members);
     let table = ann.ok(&["org", "members", "acme"]);
     let table = cells(&table);
     assert_eq!(

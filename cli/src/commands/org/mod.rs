@@ -27,6 +27,7 @@ pub enum Command {
     List(list::Args),
     View(view::Args),
     Edit(edit::Args),
+    #[command(alias = "member")]
     Members(members::Args),
     Add(add::Args),
     Remove(remove::Args),
