@@ -190,6 +190,7 @@ async fn repo_topics_carry_an_issues_project_and_linked_repos() {
         json!({"links": {"add": [{"repo": "web", "branch": "other"}]}}),
     )
     .await;
+    let w = &w;
     let of = |topic: &'static str| async move {
         let page = w.get(&w.ann, &format!("/events?topics={topic}")).await;
         page["items"]
@@ -571,7 +572,7 @@ impl World {
 
     /// Each label's `open_issues`, by name.
     async fn open_by_label(&self) -> Vec<(String, i64)> {
-        let labels = self.get(&self.ann, "/labels").await;
+        let labels = self.get(&self.ann, "/labels").await["items"].clone();
         labels
             .as_array()
             .unwrap()
