@@ -198,7 +198,12 @@ async fn repo_topics_carry_an_issues_project_and_linked_repos() {
             .unwrap()
             .iter()
             .filter(|e| e["collection"] == "issues")
-            .map(|e| (e["kind"].as_str().unwrap().to_owned(), e["number"].as_i64().unwrap()))
+            .map(|e| {
+                (
+                    e["kind"].as_str().unwrap().to_owned(),
+                    e["number"].as_i64().unwrap(),
+                )
+            })
             .collect::<Vec<_>>()
     };
     let opened = |n| ("issue.opened".to_owned(), n);
@@ -644,7 +649,11 @@ async fn counts_follow_closes_and_label_changes() {
         )
         .await;
     assert_eq!(r.status(), StatusCode::CREATED);
-    assert_eq!(w.counts("labels=defect").await, (0, 0), "a new label starts at none");
+    assert_eq!(
+        w.counts("labels=defect").await,
+        (0, 0),
+        "a new label starts at none"
+    );
     assert_eq!(w.counts("").await, (2, 1));
 }
 
