@@ -240,6 +240,9 @@ pub fn advice(code: ErrorCode) -> Option<&'static str> {
         ErrorCode::MainMoved | ErrorCode::RefMoved => "nothing was changed; run the command again",
         ErrorCode::MonorepoExists => "pick another name; svc monorepo list shows yours",
         ErrorCode::NamespaceTaken | ErrorCode::ReservedName => "pick another name",
+        ErrorCode::NotOnMain => {
+            "a release commit must be on main: merge it first, or pass a commit of main with --target"
+        }
         ErrorCode::NotOpen => "svc branch view shows whether it was merged or closed",
         ErrorCode::NotYourNamespace => {
             "use your own login, or an organization you are in; svc org list shows them"
@@ -248,7 +251,16 @@ pub fn advice(code: ErrorCode) -> Option<&'static str> {
             "a plain repo holds one repository; svc monorepo create makes a monorepo for several"
         }
         ErrorCode::RepoExists => "pick another path; svc repo list shows the monorepo's repos",
+        ErrorCode::Sha256Mismatch => {
+            "the bytes changed on the way or while they were read; run the command again"
+        }
+        ErrorCode::TagExists => {
+            "the tag names another commit or is locked by a published release; pick another tag, svc release list shows the releases"
+        }
         ErrorCode::TooLarge => "make it smaller than the limit the message names",
+        ErrorCode::TooManyFiles => {
+            "replace a file by uploading under its name with svc release upload --name, or delete one with svc api"
+        }
         ErrorCode::Unrelated => {
             "merge main into the branch with git merge --allow-unrelated-histories main, then push"
         }

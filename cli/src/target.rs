@@ -119,6 +119,11 @@ impl Target {
         )
     }
 
+    /// `<owner>/<monorepo>/<repo>`, for messages.
+    pub fn label(&self) -> String {
+        format!("{}/{}/{}", self.owner, self.monorepo, self.repo)
+    }
+
     /// `{r}/branches/{branch}` with the branch name as one path segment.
     pub fn branch_path(&self, branch: &str) -> String {
         format!("{}/branches/{}", self.path(), encode(branch))

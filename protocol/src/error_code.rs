@@ -117,6 +117,8 @@ error_codes! {
     NoMain = "no_main",
     /// Unknown, forgotten, or not visible to the caller.
     NotFound = "not_found",
+    /// A release commit that is not on main.
+    NotOnMain = "not_on_main",
     /// A branch that is not open (merged or closed).
     NotOpen = "not_open",
     /// A namespace the caller may not act for.
@@ -129,6 +131,8 @@ error_codes! {
     ProviderUnavailable = "provider_unavailable",
     /// A ref moved while a merge was being made; try again.
     RefMoved = "ref_moved",
+    /// Creating a release for a tag that has one.
+    ReleaseExists = "release_exists",
     /// A repo path taken.
     RepoExists = "repo_exists",
     /// A reserved name for a monorepo, org or person.
@@ -137,8 +141,12 @@ error_codes! {
     Sha256Mismatch = "sha256_mismatch",
     /// Device flow: polling too fast; add five seconds to the interval.
     SlowDown = "slow_down",
+    /// Publishing where the tag names another commit, or a tag a published release locks.
+    TagExists = "tag_exists",
     /// A body over its size limit.
     TooLarge = "too_large",
+    /// A 21st file on a release.
+    TooManyFiles = "too_many_files",
     /// A 501st label in a monorepo.
     TooManyLabels = "too_many_labels",
     /// Over the limit of statuses on one commit.

@@ -17,6 +17,7 @@ pub mod monorepo;
 pub mod needs;
 pub mod org;
 pub mod presence;
+pub mod release;
 pub mod user;
 
 pub use error::{ApiErrorBody, ErrorBody};

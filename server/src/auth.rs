@@ -68,6 +68,26 @@ impl FromRequestParts<AppState> for Caller {
     }
 }
 
+/// The caller when the request carries a credential (checked as [`Caller`] checks it: a
+/// bad one is 401), none when it carries none: for the routes anyone may use.
+#[derive(Debug, Clone)]
+pub struct MaybeCaller(pub Option<Caller>);
+
+impl FromRequestParts<AppState> for MaybeCaller {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> ApiResult<MaybeCaller> {
+        let presented =
+            bearer(&parts.headers).is_some() || cookie(&parts.headers, SESSION_COOKIE).is_some();
+        if !presented {
+            return Ok(MaybeCaller(None));
+        }
+        Caller::from_request_parts(parts, state)
+            .await
+            .map(|c| MaybeCaller(Some(c)))
+    }
+}
+
 /// A cookie write or socket upgrade must come from a page of this service.
 pub fn check_origin(headers: &HeaderMap, state: &AppState) -> ApiResult<()> {
     let origin = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok());

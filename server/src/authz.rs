@@ -11,6 +11,7 @@ use svc_protocol::monorepo::Role;
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
 use crate::store::orgs::{self, OrgRow};
+use crate::store::repos::{self, RepoRow};
 use crate::store::{H, monorepos};
 use crate::suggest;
 
@@ -154,4 +155,23 @@ async fn org_not_found(h: H<'_>, caller: &Caller, login: &str) -> ApiError {
         Ok(rows) => suggest::not_found("org", "", login, rows.iter().map(|r| r.org.login.as_str())),
         Err(e) => e.into(),
     }
+}
+
+/// The monorepo and repo `<owner>/<name>` `repo` when the repo's release files are public
+/// (`releases_public`): anyone may download them, never code. None otherwise, so a
+/// private repo answers as a missing one.
+pub async fn public_releases(
+    mut h: H<'_>,
+    owner: &str,
+    name: &str,
+    repo: &str,
+) -> ApiResult<Option<(monorepos::MonorepoRow, RepoRow)>> {
+    let (owner, name) = (owner.to_ascii_lowercase(), name.to_ascii_lowercase());
+    let Some(found) = monorepos::by_label_with_role(h.reborrow(), &owner, &name, "").await? else {
+        return Ok(None);
+    };
+    let repo = repos::by_name(h, &found.monorepo.id, &repo.to_ascii_lowercase()).await?;
+    Ok(repo
+        .filter(|r| r.releases_public && !r.is_meta)
+        .map(|r| (found.monorepo, r)))
 }

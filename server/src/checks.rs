@@ -13,7 +13,11 @@ use std::sync::{Arc, Mutex};
 use serde::Deserialize;
 use svc_protocol::branch::{Checks, ChecksState, Status, StatusState};
 
+use axum::http::StatusCode;
+use svc_protocol::ErrorCode;
+
 use crate::authz::Access;
+use crate::error::{ApiError, ApiResult};
 use crate::git::read::{self, Repo};
 use crate::git::storage;
 use crate::state::AppState;
@@ -256,6 +260,55 @@ fn gate(states: impl Iterator<Item = Option<StatusState>>) -> ChecksState {
     } else {
         ChecksState::Success
     }
+}
+
+/// The merge gate's answer for `checks`, shared by merges and releases (`what` names the
+/// operation the hint repeats with `force=1`): 503 `checks_unknown` while the required
+/// checks cannot be read, 412 `checks_not_green` naming each red or missing check, both
+/// carrying the Checks object.
+pub fn require_green(checks: Checks, what: &str) -> ApiResult<()> {
+    if checks.state == ChecksState::Unknown {
+        let reason = checks.checks_unknown.clone().unwrap_or_default();
+        return Err(ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::ChecksUnknown,
+            format!(
+                "the required checks cannot be read ({reason}); {what} with force=1 to go past them"
+            ),
+        )
+        .with_checks(checks));
+    }
+    if checks.state == ChecksState::Success {
+        return Ok(());
+    }
+    let counts = |context: &String| {
+        checks
+            .required
+            .as_ref()
+            .is_none_or(|r| r.is_empty() || r.contains(context))
+    };
+    let mut why: Vec<String> = checks
+        .statuses
+        .iter()
+        .filter(|s| counts(&s.context) && s.state.as_str() != "success")
+        .map(|s| format!("{} is {}", s.context, s.state.as_str()))
+        .collect();
+    why.extend(
+        checks
+            .missing
+            .iter()
+            .flatten()
+            .map(|c| format!("{c} has not reported")),
+    );
+    Err(ApiError::new(
+        StatusCode::PRECONDITION_FAILED,
+        ErrorCode::ChecksNotGreen,
+        format!(
+            "the checks do not pass: {}; {what} with force=1 to go past them",
+            why.join(", ")
+        ),
+    )
+    .with_checks(checks))
 }
 
 #[cfg(test)]

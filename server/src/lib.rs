@@ -22,6 +22,7 @@ pub mod needs;
 pub mod oidc;
 pub mod paths;
 pub mod presence;
+pub mod releases;
 pub mod router;
 pub mod routes;
 pub mod search;

@@ -480,3 +480,85 @@ async fn load_issue(
         .ok_or_else(|| ApiError::not_found(&format!("issue #{number}")))?;
     Ok((access, issue))
 }
+
+/// `/v1/monorepos/{owner}/{monorepo}/repos/{repo}/releases/{tag}`.
+#[derive(Debug, Clone, Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct ReleasePath {
+    /// The namespace: a person's or an organization's login (any case).
+    pub owner: String,
+    /// The monorepo's name (any case); an old label answers the current monorepo.
+    pub monorepo: String,
+    /// The repo's name (any case).
+    pub repo: String,
+    /// The release's tag (a `/` in it sent as `%2F`).
+    pub tag: String,
+}
+
+impl ReleasePath {
+    /// The monorepo with the caller's access, and the repo.
+    pub async fn resolve(
+        &self,
+        h: H<'_>,
+        caller: &Caller,
+        need: Need,
+    ) -> ApiResult<(Access, RepoRow)> {
+        resolve(h, caller, (&self.owner, &self.monorepo, &self.repo), need).await
+    }
+}
+
+/// `/v1/monorepos/{owner}/{monorepo}/repos/{repo}/releases/{tag}/files/{name}`.
+#[derive(Debug, Clone, Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct ReleaseFilePath {
+    /// The namespace: a person's or an organization's login (any case).
+    pub owner: String,
+    /// The monorepo's name (any case); an old label answers the current monorepo.
+    pub monorepo: String,
+    /// The repo's name (any case).
+    pub repo: String,
+    /// The release's tag (a `/` in it sent as `%2F`); `latest` names the newest
+    /// published release when downloading.
+    pub tag: String,
+    /// The file's name.
+    pub name: String,
+}
+
+impl ReleaseFilePath {
+    /// The monorepo with the caller's access, and the repo.
+    pub async fn resolve(
+        &self,
+        h: H<'_>,
+        caller: &Caller,
+        need: Need,
+    ) -> ApiResult<(Access, RepoRow)> {
+        resolve(h, caller, (&self.owner, &self.monorepo, &self.repo), need).await
+    }
+
+    /// The monorepo and repo for a download: a member's, or anyone's (signed in or not)
+    /// when the repo's releases are public.
+    pub async fn resolve_download(
+        &self,
+        mut h: H<'_>,
+        caller: Option<&Caller>,
+    ) -> ApiResult<(MonorepoRow, RepoRow)> {
+        let label = (
+            self.owner.as_str(),
+            self.monorepo.as_str(),
+            self.repo.as_str(),
+        );
+        let member = match caller {
+            Some(caller) => match resolve(h.reborrow(), caller, label, Need::Read).await {
+                Ok((access, repo)) => return Ok((access.monorepo, repo)),
+                Err(e) => Some(e),
+            },
+            None => None,
+        };
+        let public = authz::public_releases(h, &self.owner, &self.monorepo, &self.repo).await?;
+        match (public, member) {
+            (Some(found), _) => Ok(found),
+            (None, Some(e)) => Err(e),
+            (None, None) => Err(ApiError::not_found("release file")),
+        }
+    }
+}

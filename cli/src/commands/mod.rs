@@ -8,6 +8,7 @@ pub mod clone;
 pub mod completions;
 pub mod credential;
 pub mod daemon;
+pub mod deploy;
 pub mod git_credential;
 pub mod issue;
 pub mod label;
@@ -16,6 +17,7 @@ pub mod logout;
 pub mod meta;
 pub mod monorepo;
 pub mod org;
+pub mod release;
 pub mod repo;
 pub mod review;
 pub mod status;
@@ -75,6 +77,10 @@ pub enum Command {
     #[command(subcommand)]
     Status(status::Command),
     Checks(checks::Args),
+    #[command(subcommand)]
+    Release(release::Command),
+    #[command(subcommand)]
+    Deploy(deploy::Command),
     Sync(sync::Args),
     Api(api::Args),
     /// The older name of `svc sync`, still accepted
@@ -105,6 +111,8 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Review(args) => review::run(g, &args),
         Command::Status(cmd) => status::run(g, cmd),
         Command::Checks(args) => checks::run(g, &args),
+        Command::Release(cmd) => release::run(g, cmd),
+        Command::Deploy(cmd) => deploy::run(g, cmd),
         Command::Sync(args) => sync::run(g, &args),
         Command::Api(args) => api::run(g, &args),
         Command::Meta(cmd) => meta::run(g, cmd),

@@ -32,6 +32,7 @@ use crate::auth::{self, Caller};
 use crate::authz::{self, Need};
 use crate::error::ApiError;
 use crate::state::AppState;
+use crate::store::releases;
 use crate::store::repos::{self, RepoRow};
 use crate::views;
 use svc_protocol::user::CredentialKind;
@@ -518,6 +519,9 @@ async fn receive(
     if let Some(refusal) = check_clashes(state, &row, &head).await {
         return push_result(refusal);
     }
+    if let Some(refusal) = check_locked_tags(state, &row, &head).await {
+        return push_result(refusal);
+    }
     let Ok(_slot) =
         tokio::time::timeout(PUSH_SLOT_WAIT, state.push_slots.clone().acquire_owned()).await
     else {
@@ -595,6 +599,44 @@ async fn check_rules(state: &AppState, repo: &RepoRow, head: &PushHead) -> Optio
             ),
         )
     })
+}
+
+/// A published release's tag is locked: a push that moves or deletes it is refused whole,
+/// before git sees it (a store that cannot answer refuses too: nothing is lost by
+/// pushing again).
+async fn check_locked_tags(state: &AppState, repo: &RepoRow, head: &PushHead) -> Option<Vec<u8>> {
+    let names: Vec<String> = head
+        .updates
+        .iter()
+        .filter_map(|u| u.refname.strip_prefix("refs/tags/"))
+        .map(str::to_owned)
+        .collect();
+    if names.is_empty() {
+        return None;
+    }
+    let found = match state.store.read().await {
+        Ok(mut conn) => releases::of_tags(conn.h(), &repo.id, &names).await,
+        Err(e) => Err(e),
+    };
+    let locked: Vec<String> = match found {
+        Ok(rows) => rows
+            .into_iter()
+            .filter(|r| !r.draft)
+            .map(|r| r.tag)
+            .collect(),
+        Err(e) => {
+            tracing::error!(error = %e, "cannot read releases for the tag rule");
+            names
+        }
+    };
+    let first = locked.first()?;
+    Some(pkt::refusal(
+        head,
+        "tag of a published release",
+        &format!(
+            "svc: {first} is the tag of a published release: it cannot be moved or deleted.\nsvc: nothing from this push landed."
+        ),
+    ))
 }
 
 /// A new branch whose ref cannot live beside an existing one (`a` and `a/b`): refused

@@ -12,3 +12,4 @@ pub mod read;
 pub mod record;
 pub mod spool;
 pub mod storage;
+pub mod tags;

@@ -273,21 +273,9 @@ async fn record_inner(
             body,
         ));
     }
+    pending.extend(super::tags::sync(tx.h(), &repo, &dir, actor, now).await?);
     pending.extend(extra);
-    for (kind, collection, key, op, body) in &pending {
-        let event = events::NewEvent {
-            monorepo_id: &monorepo.id,
-            kind,
-            repo: Some(&repo.name),
-            also_repos: None,
-            collection,
-            key,
-            op,
-            body: body.to_string(),
-            at: now,
-        };
-        events::append(tx.h(), &event).await?;
-    }
+    append(tx.h(), &monorepo.id, &repo.name, &pending, now).await?;
     for (branch, text, sha, by) in &closing {
         crate::issues::close_by_merge(tx.h(), &monorepo.id, (&repo.name, branch, text), sha, by)
             .await
@@ -301,8 +289,33 @@ async fn record_inner(
     })
 }
 
+/// Writes `pending`, events of the repo `repo`, in the caller's transaction.
+pub async fn append(
+    mut h: store::H<'_>,
+    monorepo_id: &str,
+    repo: &str,
+    pending: &[Pending],
+    now: i64,
+) -> Result<(), store::Error> {
+    for (kind, collection, key, op, body) in pending {
+        let event = events::NewEvent {
+            monorepo_id,
+            kind,
+            repo: Some(repo),
+            also_repos: None,
+            collection,
+            key,
+            op,
+            body: body.to_string(),
+            at: now,
+        };
+        events::append(h.reborrow(), &event).await?;
+    }
+    Ok(())
+}
+
 /// Whether `ancestor` is reachable from `tip`.
-async fn is_ancestor(dir: &Path, ancestor: &str, tip: &str) -> Result<bool, Error> {
+pub async fn is_ancestor(dir: &Path, ancestor: &str, tip: &str) -> Result<bool, Error> {
     let (dir, ancestor, tip) = (dir.to_path_buf(), ancestor.to_owned(), tip.to_owned());
     tokio::task::spawn_blocking(move || {
         let repo = super::read::Repo::open(&dir)?;

@@ -7,15 +7,14 @@
 //! decides and the loser merges again onto the new main.
 
 use axum::extract::State;
-use axum::http::StatusCode;
 use serde::Deserialize;
 use svc_protocol::ApiErrorBody;
 use svc_protocol::ErrorCode;
-use svc_protocol::branch::{ChecksState, MergeResult};
+use svc_protocol::branch::MergeResult;
 
 use crate::auth::Caller;
 use crate::authz::Need;
-use crate::checks::checks_of;
+use crate::checks::{checks_of, require_green};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Agent, Json, Path, Query};
 use crate::git::merge::{self, Person};
@@ -83,44 +82,8 @@ pub async fn merge(
                 .ok_or_else(|| ApiError::unauthorized("unknown user"))?;
             (repo, row, checks, user)
         };
-        if !force && checks.state == ChecksState::Unknown {
-            let reason = checks.checks_unknown.clone().unwrap_or_default();
-            return Err(ApiError::new(
-                StatusCode::SERVICE_UNAVAILABLE,
-                ErrorCode::ChecksUnknown,
-                format!("the required checks cannot be read ({reason}); merge with force=1 to go past them"),
-            )
-            .with_checks(checks));
-        }
-        if !force && checks.state != ChecksState::Success {
-            let mut why: Vec<String> = checks
-                .statuses
-                .iter()
-                .filter(|s| {
-                    checks
-                        .required
-                        .as_ref()
-                        .is_none_or(|r| r.is_empty() || r.contains(&s.context))
-                        && s.state.as_str() != "success"
-                })
-                .map(|s| format!("{} is {}", s.context, s.state.as_str()))
-                .collect();
-            why.extend(
-                checks
-                    .missing
-                    .iter()
-                    .flatten()
-                    .map(|c| format!("{c} has not reported")),
-            );
-            return Err(ApiError::new(
-                StatusCode::PRECONDITION_FAILED,
-                ErrorCode::ChecksNotGreen,
-                format!(
-                    "the checks do not pass: {}; merge with force=1 to go past them",
-                    why.join(", ")
-                ),
-            )
-            .with_checks(checks));
+        if !force {
+            require_green(checks, "merge")?;
         }
         let Some(main) = repo.default_head.clone() else {
             return Err(ApiError::conflict(

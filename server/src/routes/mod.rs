@@ -5,6 +5,7 @@ mod activity;
 mod branches;
 mod code;
 mod credentials;
+mod deployments;
 mod device;
 mod diff;
 mod doc;
@@ -19,10 +20,13 @@ mod monorepos;
 mod needs;
 mod orgs;
 mod presence;
+mod releases;
 mod repos;
 mod reviews;
 mod session;
 mod statuses;
+mod summary;
+mod tags;
 mod users;
 
 use std::sync::OnceLock;
@@ -125,6 +129,19 @@ pub fn api() -> OpenApiRouter<AppState> {
             issues::add_comment_reaction,
             issues::remove_comment_reaction
         ))
+        .routes(routes!(releases::list, releases::create))
+        .routes(routes!(releases::get, releases::update, releases::delete))
+        .routes(routes!(releases::publish))
+        .routes(routes!(releases::get_notes))
+        .routes(routes!(releases::notes_to_be))
+        .routes(routes!(
+            releases::upload,
+            releases::download,
+            releases::delete_file
+        ))
+        .routes(routes!(tags::list))
+        .routes(routes!(summary::get))
+        .routes(routes!(deployments::list, deployments::create))
         .routes(routes!(labels::list, labels::create))
         .routes(routes!(labels::update, labels::delete))
         .routes(routes!(needs::list))

@@ -70,3 +70,20 @@ pub async fn branches_of(
         q.fetch_all(c).await?
     }))
 }
+
+/// The recorded merges among the commits `shas`.
+pub async fn done_among(h: H<'_>, repo_id: &str, shas: &[String]) -> Result<Vec<MergeRow>> {
+    if shas.is_empty() {
+        return Ok(Vec::new());
+    }
+    let list = super::placeholders(2, shas.len());
+    let sql =
+        format!("SELECT {COLUMNS} FROM merges WHERE repo_id = $1 AND done AND sha IN ({list})");
+    Ok(on!(h, c => {
+        let mut q = sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(repo_id);
+        for s in shas {
+            q = q.bind(s);
+        }
+        q.fetch_all(c).await?
+    }))
+}

@@ -9,6 +9,7 @@
 pub mod access_cache;
 pub mod branches;
 pub mod credentials;
+pub mod deployments;
 pub mod device;
 pub mod events;
 pub mod feed;
@@ -20,10 +21,12 @@ pub mod monorepos;
 pub mod orgs;
 mod postgres;
 pub mod presence;
+pub mod releases;
 pub mod repos;
 pub mod reviews;
 mod sqlite;
 pub mod statuses;
+pub mod tags;
 pub mod users;
 
 use std::sync::Arc;

@@ -36,6 +36,7 @@ mod needs;
 mod org_access;
 mod orgs;
 mod presence;
+mod releases;
 mod server_binary;
 
 /// Checks on the layout of the test files themselves.

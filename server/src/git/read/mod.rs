@@ -227,6 +227,52 @@ impl Repo {
         Ok(heads)
     }
 
+    /// The first-parent chain from `tip` (main's history as merges made it), newest
+    /// first, ending before `stop` or after `cap` commits.
+    pub fn first_parents(
+        &self,
+        tip: ObjectId,
+        stop: Option<ObjectId>,
+        cap: usize,
+    ) -> Result<Vec<ObjectId>, Error> {
+        let repo = self.0.to_thread_local();
+        let mut chain = Vec::new();
+        let mut next = Some(tip);
+        while let Some(id) = next {
+            if Some(id) == stop || chain.len() >= cap {
+                break;
+            }
+            chain.push(id);
+            let commit = repo.find_commit(id).map_err(git)?;
+            next = commit.parent_ids().next().map(|p| p.detach());
+        }
+        Ok(chain)
+    }
+
+    /// Every `refs/tags/*` with the commit it names (annotated tags peeled); a tag of
+    /// something other than a commit is left out.
+    pub fn tags(&self) -> Result<Vec<(String, ObjectId)>, Error> {
+        let repo = self.0.to_thread_local();
+        let mut found = Vec::new();
+        let platform = repo.references().map_err(git)?;
+        for reference in platform.tags().map_err(git)? {
+            let mut reference = reference.map_err(git)?;
+            let name = reference.name().shorten().to_str_lossy().into_owned();
+            let Ok(object) = reference.peel_to_id() else {
+                continue;
+            };
+            let Ok(object) = object.object() else {
+                continue;
+            };
+            let Ok(commit) = object.peel_to_kind(gix::object::Kind::Commit) else {
+                continue;
+            };
+            found.push((name, commit.id));
+        }
+        found.sort();
+        Ok(found)
+    }
+
     /// One page of the folder at `path` in `commit`: folders first, then by name,
     /// at most `limit` entries (at least one) after `cursor`.
     pub fn tree(
