@@ -20,6 +20,7 @@ mod cli_branches;
 mod cli_issues;
 mod cli_orgs;
 mod cli_output;
+mod cli_releases;
 mod code;
 mod completions;
 mod daemon;
