@@ -67,6 +67,10 @@ git init -q -b main "$work/app"
   git add -A && git commit -q -m "Add more"
   git push -q "$push_url" feature
 )
+# A release of main with one file, named like the label so `{name}` fits both.
+call POST /v1/monorepos/ci/proj/repos/app/releases '{"tag": "v1", "title": "First"}' >/dev/null
+curl -fsS -X PUT "$base/v1/monorepos/ci/proj/repos/app/releases/v1/files/bug" \
+  -H "Authorization: Bearer $token" --data-binary "release file" >/dev/null
 
 # Every path parameter names the real data, so the generated requests reach it.
 cat >"$work/schemathesis.toml" <<EOF
@@ -81,6 +85,7 @@ fail-on = ["missing_auth"]
 "path.branch" = "feature"
 "path.number" = 1
 "path.name" = "bug"
+"path.tag" = "v1"
 "path.content" = "+1"
 
 # A comment's {id} names the comment made above. With every path parameter fixed, the
@@ -98,8 +103,12 @@ parameters = { "path.id" = $comment }
 include-path = "/v1/login/token"
 checks.positive_data_acceptance.expected-statuses = ["2XX", "400"]
 [[operations]]
-include-path-regex = "^/v1/(monorepos|user/credentials)$|/(invites|repos|meta/blobs/missing|meta/saves)$|/meta/blobs/[{]sha256[}]$"
+include-path-regex = "^/v1/(monorepos|user/credentials)$|/(invites|repos|meta/blobs/missing|meta/saves)$"
 checks.positive_data_acceptance.expected-statuses = ["2XX", "400", "401", "403", "404", "409"]
+# A meta blob's bytes must hash to the {sha256} they are put at (422 sha256_mismatch).
+[[operations]]
+include-path-regex = "/meta/blobs/[{]sha256[}]$"
+checks.positive_data_acceptance.expected-statuses = ["2XX", "400", "401", "403", "404", "409", "422"]
 # Opaque cursors (only a list's own next_cursor is one), the topics and state grammars,
 # confirm (the monorepo's own label), and names, bodies and contexts checked as above.
 [[operations]]
@@ -110,6 +119,12 @@ checks.positive_data_acceptance.expected-statuses = ["2XX", "400", "401", "403",
 [[operations]]
 include-path-regex = "/(issues|labels)(/|$)"
 checks.positive_data_acceptance.expected-statuses = ["2XX", "400", "401", "403", "404", "409", "422"]
+# Releases name tags and commits that must exist and be on main (404, 422), ask the
+# checks (412, 503), count files (409), and take uploads whose length and SHA-256 are
+# checked (411, 413, 422); a range outside the file is 416.
+[[operations]]
+include-path-regex = "/(releases|release-notes|tags|deployments|summary)(/|$)"
+checks.positive_data_acceptance.expected-statuses = ["2XX", "400", "401", "403", "404", "409", "411", "412", "413", "416", "422", "503"]
 EOF
 
 # The last pass expects its credential to stop working.

@@ -83,12 +83,19 @@ pub struct Query<T>(pub T);
 #[from_request(via(axum::extract::Path), rejection(ApiError))]
 pub struct Path<T>(pub T);
 
-/// A query flag such as `force=1`: `1` or `true` turn it on; `0`, `false`, an absent flag
-/// and any other value leave it off. Use with `#[serde(default, deserialize_with =
+/// A query flag such as `force=1`: `1` or `true` turn it on; `0`, `false`, an empty value
+/// and an absent flag leave it off; anything else is refused (400), so a typo never
+/// passes for "off". Use with `#[serde(default, deserialize_with =
 /// "crate::extract::flag")]`.
 pub fn flag<'de, D: serde::Deserializer<'de>>(value: D) -> Result<bool, D::Error> {
     let value = <String as serde::Deserialize>::deserialize(value)?;
-    Ok(matches!(value.as_str(), "1" | "true"))
+    match value.as_str() {
+        "1" | "true" => Ok(true),
+        "0" | "false" | "" => Ok(false),
+        other => Err(serde::de::Error::custom(format!(
+            "a flag is 1 or 0, not {other:?}"
+        ))),
+    }
 }
 
 /// A list's `limit`: `default` when absent, else 1 to `max`; anything else answers 400.

@@ -186,7 +186,7 @@ pub async fn list(
 pub struct GetQuery {
     /// `1`: compute the facts now if they are stale.
     #[serde(default, deserialize_with = "crate::extract::flag")]
-    #[param(value_type = Option<String>)]
+    #[param(value_type = Option<String>, pattern = "^(0|1|true|false)?$")]
     fresh: bool,
 }
 

@@ -41,11 +41,11 @@ const DEFAULT_MAX_BYTES: usize = 1024 * 1024;
 pub struct DiffQuery {
     /// `1`: a BranchDiff with a unified patch per file (1,000 files, 2 MiB of patches).
     #[serde(default, deserialize_with = "crate::extract::flag")]
-    #[param(value_type = Option<String>)]
+    #[param(value_type = Option<String>, pattern = "^(0|1|true|false)?$")]
     patches: bool,
     /// With `patches=1`: `application/x-ndjson` lines (5,000 files, 32 MiB of patches).
     #[serde(default, deserialize_with = "crate::extract::flag")]
-    #[param(value_type = Option<String>)]
+    #[param(value_type = Option<String>, pattern = "^(0|1|true|false)?$")]
     stream: bool,
     /// Plain form: bytes of patch text at most (default 1 MiB); files past it keep their
     /// entry with `patch_omitted: budget`.

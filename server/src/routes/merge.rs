@@ -31,7 +31,7 @@ const ATTEMPTS: usize = 5;
 pub struct MergeQuery {
     /// `1`: merge past red, missing or unknown checks; the merge is recorded as forced.
     #[serde(default, deserialize_with = "crate::extract::flag")]
-    #[param(value_type = Option<String>)]
+    #[param(value_type = Option<String>, pattern = "^(0|1|true|false)?$")]
     force: bool,
 }
 

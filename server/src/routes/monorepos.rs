@@ -126,7 +126,7 @@ pub struct ListQuery {
     name: Option<String>,
     /// `1`: the web home view, most recently active first, each with its summary line.
     #[serde(default, deserialize_with = "crate::extract::flag")]
-    #[param(value_type = Option<String>)]
+    #[param(value_type = Option<String>, pattern = "^(0|1|true|false)?$")]
     summary: bool,
 }
 

@@ -40,7 +40,7 @@ pub struct ListQuery {
 pub struct ForceQuery {
     /// `1`: go past red, missing or unknown required checks.
     #[serde(default, deserialize_with = "crate::extract::flag")]
-    #[param(value_type = Option<u8>, minimum = 0, maximum = 1)]
+    #[param(value_type = Option<String>, pattern = "^(0|1|true|false)?$")]
     force: bool,
 }
 
@@ -50,7 +50,7 @@ pub struct ForceQuery {
 pub struct NotesQuery {
     /// `1`: write the notes from the merges since the last published release.
     #[serde(default, deserialize_with = "crate::extract::flag")]
-    #[param(value_type = Option<u8>, minimum = 0, maximum = 1)]
+    #[param(value_type = Option<String>, pattern = "^(0|1|true|false)?$")]
     generate: bool,
 }
 
