@@ -8,6 +8,9 @@
 //!   in the person's own monorepo;
 //! - `svc-bench issues [--database-url URL]`: at 100,000 issues, a 3-word search with a
 //!   prefix against a `LIKE '%word%'` scan, listIssues with a label filter, createIssue;
+//! - `svc-bench releases`: upload and download of a 100,000,000-byte release file over
+//!   loopback against `sha256sum` + `cp` and against `python3 -m http.server`, with the
+//!   RSS the server adds during each;
 //! - `svc-bench door`: clone of a 120 MiB repository through the git door against a
 //!   clone of its bare directory, server RSS during a door clone, 20 concurrent clones;
 //! - `svc-bench last-commits`: cold `getLastCommits` on a 1,000-entry folder of a
@@ -36,7 +39,7 @@ use clap::{Parser, Subcommand};
 
 use svc_bench::{
     auth, branch_diff, branches, daemon, diff_engine, door, events, issues, last_commits,
-    org_access,
+    org_access, releases,
 };
 
 #[derive(Parser)]
@@ -65,6 +68,12 @@ enum Command {
         /// The store to measure (default: SQLite in a temp dir)
         #[arg(long)]
         database_url: Option<String>,
+    },
+    /// Upload and download of a 100 MB release file against sha256sum + cp and python's http.server
+    Releases {
+        /// Timed rounds of each (the median is reported)
+        #[arg(long, default_value_t = 3)]
+        runs: usize,
     },
     /// Clone through the git door against a clone of the bare directory on disk
     Door {
@@ -201,6 +210,7 @@ async fn main() -> anyhow::Result<()> {
         Command::Auth { database_url } => auth::run(database_url).await,
         Command::OrgAccess { database_url } => org_access::run(database_url).await,
         Command::Issues { database_url } => issues::run(database_url).await,
+        Command::Releases { runs } => releases::run_bench(runs).await,
         Command::Door {
             size_mib,
             runs,

@@ -56,15 +56,22 @@ async fn releases_and_deployments_from_the_command_line() {
     let main = cloned
         .git
         .commit(&cloned.work, "first", &[("a.txt", b"a\n")]);
-    cloned.git.ok(&cloned.work, &["push", "-q", "origin", "main"]);
+    cloned
+        .git
+        .ok(&cloned.work, &["push", "-q", "origin", "main"]);
     let ann = Ann {
         cloned,
         machine: Machine::new(),
     };
     let home = ann.cloned.git.home.path().to_owned();
 
-    let r = ann.json(&["release", "create", "v1", "--title", "One", "--notes", "First."]);
-    assert_eq!((r["tag"].as_str(), r["draft"].as_bool()), (Some("v1"), Some(false)));
+    let r = ann.json(&[
+        "release", "create", "v1", "--title", "One", "--notes", "First.",
+    ]);
+    assert_eq!(
+        (r["tag"].as_str(), r["draft"].as_bool()),
+        (Some("v1"), Some(false))
+    );
     assert_eq!(r["commit"], main.as_str());
 
     let bytes = content(700_000);
@@ -80,8 +87,19 @@ async fn releases_and_deployments_from_the_command_line() {
     ann.ok(&["release", "download", "latest", "--dir", &dir(&d1)]);
     assert_eq!(std::fs::read(d1.join("tool.bin")).unwrap(), bytes);
     let d2 = home.join("d2");
-    std::fs::write(Path::new(&dir(&d2)).join("tool.bin.part"), &bytes[..300_000]).unwrap();
-    ann.ok(&["release", "download", "v1", "tool.bin", "--dir", &d2.to_string_lossy()]);
+    std::fs::write(
+        Path::new(&dir(&d2)).join("tool.bin.part"),
+        &bytes[..300_000],
+    )
+    .unwrap();
+    ann.ok(&[
+        "release",
+        "download",
+        "v1",
+        "tool.bin",
+        "--dir",
+        &d2.to_string_lossy(),
+    ]);
     assert_eq!(std::fs::read(d2.join("tool.bin")).unwrap(), bytes);
     assert!(!d2.join("tool.bin.part").exists());
     let d3 = home.join("d3");
@@ -89,7 +107,10 @@ async fn releases_and_deployments_from_the_command_line() {
     let out = ann.run(&["release", "download", "v1", "--dir", &d3.to_string_lossy()]);
     assert_eq!(out.status.code(), Some(1), "{}", all_output(&out));
     assert!(all_output(&out).contains("SHA-256"), "{}", all_output(&out));
-    assert!(!d3.join("tool.bin").exists(), "a mismatch is not put in place");
+    assert!(
+        !d3.join("tool.bin").exists(),
+        "a mismatch is not put in place"
+    );
 
     // Drafts, publishing, notes, deployments.
     let d = ann.json(&["release", "create", "v2", "--draft"]);

@@ -11,3 +11,4 @@ pub mod events;
 pub mod issues;
 pub mod last_commits;
 pub mod org_access;
+pub mod releases;
