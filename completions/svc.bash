@@ -493,6 +493,9 @@ _svc() {
             svc__subcmd__help__subcmd__repo,create)
                 cmd="svc__subcmd__help__subcmd__repo__subcmd__create"
                 ;;
+            svc__subcmd__help__subcmd__repo,edit)
+                cmd="svc__subcmd__help__subcmd__repo__subcmd__edit"
+                ;;
             svc__subcmd__help__subcmd__repo,list)
                 cmd="svc__subcmd__help__subcmd__repo__subcmd__list"
                 ;;
@@ -790,6 +793,9 @@ _svc() {
             svc__subcmd__repo,create)
                 cmd="svc__subcmd__repo__subcmd__create"
                 ;;
+            svc__subcmd__repo,edit)
+                cmd="svc__subcmd__repo__subcmd__edit"
+                ;;
             svc__subcmd__repo,help)
                 cmd="svc__subcmd__repo__subcmd__help"
                 ;;
@@ -801,6 +807,9 @@ _svc() {
                 ;;
             svc__subcmd__repo__subcmd__help,create)
                 cmd="svc__subcmd__repo__subcmd__help__subcmd__create"
+                ;;
+            svc__subcmd__repo__subcmd__help,edit)
+                cmd="svc__subcmd__repo__subcmd__help__subcmd__edit"
                 ;;
             svc__subcmd__repo__subcmd__help,help)
                 cmd="svc__subcmd__repo__subcmd__help__subcmd__help"
@@ -3132,7 +3141,7 @@ _svc() {
             return 0
             ;;
         svc__subcmd__help__subcmd__repo)
-            opts="create list view"
+            opts="create list view edit"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3146,6 +3155,20 @@ _svc() {
             return 0
             ;;
         svc__subcmd__help__subcmd__repo__subcmd__create)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__help__subcmd__repo__subcmd__edit)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -5376,7 +5399,7 @@ _svc() {
             return 0
             ;;
         svc__subcmd__repo)
-            opts="-h -V --server --json --help --version create list view help"
+            opts="-h -V --server --json --help --version create list view edit help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -5411,8 +5434,30 @@ _svc() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        svc__subcmd__repo__subcmd__edit)
+            opts="-h -V --releases-public --server --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --releases-public)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         svc__subcmd__repo__subcmd__help)
-            opts="create list view help"
+            opts="create list view edit help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -5426,6 +5471,20 @@ _svc() {
             return 0
             ;;
         svc__subcmd__repo__subcmd__help__subcmd__create)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__repo__subcmd__help__subcmd__edit)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -131,6 +131,37 @@ async fn releases_and_deployments_from_the_command_line() {
     assert_eq!(dep["sha"], main.as_str());
     let deps = ann.json(&["deploy", "list"]);
     assert_eq!(deps["items"][0]["environment"], "production");
+    let out = ann
+        .svc(&[
+            "repo",
+            "edit",
+            "ann/mono",
+            "app",
+            "--releases-public",
+            "true",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", all_output(&out));
+    let repo: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(repo["releases_public"], true);
+    let url = ann
+        .cloned
+        .app
+        .url("/v1/monorepos/ann/mono/repos/app/releases/latest/files/tool.bin");
+    let anonymous = ann.cloned.app.client.get(&url).send().await.unwrap();
+    assert_eq!(
+        anonymous.status(),
+        reqwest::StatusCode::NOT_FOUND,
+        "v2 is the latest, without files"
+    );
+    let url = ann
+        .cloned
+        .app
+        .url("/v1/monorepos/ann/mono/repos/app/releases/v1/files/tool.bin");
+    let anonymous = ann.cloned.app.client.get(&url).send().await.unwrap();
+    assert_eq!(anonymous.bytes().await.unwrap().as_ref(), bytes.as_slice());
     let out = ann.run(&["release", "create", "latest"]);
     assert_eq!(out.status.code(), Some(1), "{}", all_output(&out));
 }

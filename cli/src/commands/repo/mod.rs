@@ -1,6 +1,7 @@
 //! `svc repo ...`.
 
 pub mod create;
+pub mod edit;
 pub mod list;
 pub mod view;
 
@@ -10,12 +11,13 @@ use super::Global;
 use crate::error::Result;
 use crate::table::Table;
 
-/// Make, list and view the repos of a monorepo
+/// Make, list, view and edit the repos of a monorepo
 #[derive(Debug, clap::Subcommand)]
 pub enum Command {
     Create(create::Args),
     List(list::Args),
     View(view::Args),
+    Edit(edit::Args),
 }
 
 pub fn run(global: &Global, command: Command) -> Result<()> {
@@ -23,6 +25,7 @@ pub fn run(global: &Global, command: Command) -> Result<()> {
         Command::Create(args) => create::run(global, &args),
         Command::List(args) => list::run(global, &args),
         Command::View(args) => view::run(global, &args),
+        Command::Edit(args) => edit::run(global, &args),
     }
 }
 
