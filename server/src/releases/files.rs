@@ -1,4 +1,5 @@
-//! Release file bytes on disk: uploads streamed to `<data dir>/releases/<blob>.part` with
+//! Release file bytes on disk, one folder per repo (`<data dir>/releases/<repo id>/`, gone
+//! with the repo): uploads streamed to `<id>.part` there with
 //! the SHA-256 computed on the way (never the whole file in memory) and renamed into
 //! place only when whole and matching; downloads streamed with `Range` for resuming.
 
@@ -24,9 +25,18 @@ pub fn dir(data_dir: &Path) -> PathBuf {
     data_dir.join("releases")
 }
 
-/// A blob's file.
+/// A blob's file; a blob is named `<repo id>/<id>`.
 pub fn blob_path(data_dir: &Path, blob: &str) -> PathBuf {
     dir(data_dir).join(blob)
+}
+
+/// Removes a repo's release files (the repo is deleted); a missing folder is removed.
+pub async fn remove_repo(data_dir: &Path, repo_id: &str) {
+    match tokio::fs::remove_dir_all(dir(data_dir).join(repo_id)).await {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => tracing::error!(repo = repo_id, error = %e, "cannot remove release files"),
+    }
 }
 
 /// Removes blobs no row names any more (after the commit that let go of them); a
@@ -110,16 +120,18 @@ impl Drop for Partial {
 /// the way; a short or long body, or one whose digest is not `expected`, keeps nothing.
 pub async fn receive(
     data_dir: &Path,
+    repo_id: &str,
     body: Body,
     length: u64,
     expected: Option<&str>,
 ) -> ApiResult<Received> {
-    let dir = dir(data_dir);
+    let dir = dir(data_dir).join(repo_id);
     tokio::fs::create_dir_all(&dir)
         .await
         .map_err(ApiError::internal)?;
-    let blob = crate::token::new_id("");
-    let part = dir.join(format!("{blob}.part"));
+    let id = crate::token::new_id("");
+    let blob = format!("{repo_id}/{id}");
+    let part = dir.join(format!("{id}.part"));
     let mut guard = Partial(Some(part.clone()));
     let mut file = tokio::fs::File::create(&part)
         .await

@@ -360,17 +360,18 @@ pub async fn delete(
             format!("type ?confirm={label} to delete it"),
         ));
     }
-    let dirs: Vec<_> = repos::all(tx.h(), &access.monorepo.id)
+    let ids: Vec<String> = repos::all(tx.h(), &access.monorepo.id)
         .await?
-        .iter()
-        .map(|r| storage::repo_dir(&state.config.data_dir, &r.id))
+        .into_iter()
+        .map(|r| r.id)
         .collect();
     monorepos::delete(tx.h(), &access.monorepo.id).await?;
     tx.commit().await?;
     // Its open sockets close at once, in every process.
     state.live.access_changed().await;
-    for dir in dirs {
-        storage::remove(&dir).await;
+    for id in ids {
+        storage::remove(&storage::repo_dir(&state.config.data_dir, &id)).await;
+        crate::releases::files::remove_repo(&state.config.data_dir, &id).await;
     }
     tracing::info!(monorepo = %label, "monorepo deleted");
     Ok(StatusCode::NO_CONTENT)

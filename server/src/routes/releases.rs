@@ -483,7 +483,7 @@ pub async fn upload(
         (access, repo, release)
     };
     let data_dir = &state.config.data_dir;
-    let got = files::receive(data_dir, body, length, expected.as_deref()).await?;
+    let got = files::receive(data_dir, &repo.id, body, length, expected.as_deref()).await?;
     let new_blob = got.blob.clone();
     let kept = async {
         let mut tx = state.store.begin().await?;

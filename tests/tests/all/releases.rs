@@ -134,6 +134,15 @@ impl World {
     }
 }
 
+/// Release files on disk, in every repo's folder.
+fn files_on_disk(w: &World) -> usize {
+    let root = w.app.data_dir.path().join("releases");
+    std::fs::read_dir(root)
+        .unwrap()
+        .map(|repo| std::fs::read_dir(repo.unwrap().path()).unwrap().count())
+        .sum()
+}
+
 fn sha256(bytes: &[u8]) -> String {
     hex::encode(Sha256::digest(bytes))
 }
@@ -445,9 +454,7 @@ async fn files_stream_with_their_sha256_replace_atomically_and_resume() {
     for _ in 0..50 {
         let got = w.app.get_json(&w.token, &format!("{R}/releases/v1")).await;
         files = got["files"].as_array().unwrap().clone();
-        let dir = w.app.data_dir.path().join("releases");
-        let on_disk = std::fs::read_dir(&dir).unwrap().count();
-        if on_disk == 1 {
+        if files_on_disk(&w) == 1 {
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
@@ -489,6 +496,19 @@ async fn files_stream_with_their_sha256_replace_atomically_and_resume() {
         "bad_request",
     )
     .await;
+
+    // The files go with their monorepo.
+    let r = w
+        .app
+        .as_user(Method::DELETE, &format!("{M}?confirm=ann/mono"), &w.token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::NO_CONTENT);
+    let left = std::fs::read_dir(w.app.data_dir.path().join("releases"))
+        .unwrap()
+        .count();
+    assert_eq!(left, 0, "no release file outlives its monorepo");
 }
 
 #[tokio::test]
