@@ -145,6 +145,16 @@ pub fn when(t: OffsetDateTime) -> String {
     }
 }
 
+/// A time to come as every command shows it: "in 5 minutes" on a terminal, RFC 3339 in
+/// UTC otherwise, as [`when`] does.
+pub fn until(t: OffsetDateTime) -> String {
+    if io::stdout().is_terminal() {
+        ahead(t, OffsetDateTime::now_utc())
+    } else {
+        exact(t)
+    }
+}
+
 /// RFC 3339 in UTC, to the second.
 pub fn exact(t: OffsetDateTime) -> String {
     let t = t.to_offset(time::UtcOffset::UTC);
@@ -173,6 +183,27 @@ fn relative(t: OffsetDateTime, now: OffsetDateTime) -> String {
     }
 }
 
+/// `t` as seen from `now`, when it is to come: "now", "in 10 seconds", "in 5 minutes",
+/// "in 2 hours", then the date.
+fn ahead(t: OffsetDateTime, now: OffsetDateTime) -> String {
+    let secs = (t - now).whole_seconds();
+    let within = |n: i64, unit: &str| match n {
+        1 => format!("in 1 {unit}"),
+        n => format!("in {n} {unit}s"),
+    };
+    match secs {
+        s if s <= 0 => "now".to_owned(),
+        s if s < 60 => within(s, "second"),
+        s if s < 3600 => within(s / 60, "minute"),
+        s if s < 86_400 => within(s / 3600, "hour"),
+        s if s < 30 * 86_400 => within(s / 86_400, "day"),
+        _ => {
+            let d = t.to_offset(time::UtcOffset::UTC).date();
+            format!("on {d}")
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -191,5 +222,19 @@ mod tests {
         assert_eq!(at(Duration::days(2)), "2 days ago");
         assert_eq!(at(Duration::days(40)), "on 2026-01-23");
         assert_eq!(exact(now), "2026-03-04T05:06:07Z");
+    }
+
+    #[test]
+    fn times_to_come_read_ahead() {
+        let now = datetime!(2026-03-04 05:06:07.5 UTC);
+        let at = |d: Duration| ahead(now + d, now);
+        assert_eq!(at(Duration::seconds(-5)), "now");
+        assert_eq!(at(Duration::seconds(1)), "in 1 second");
+        assert_eq!(at(Duration::seconds(10)), "in 10 seconds");
+        assert_eq!(at(Duration::minutes(5)), "in 5 minutes");
+        assert_eq!(at(Duration::minutes(30)), "in 30 minutes");
+        assert_eq!(at(Duration::hours(2)), "in 2 hours");
+        assert_eq!(at(Duration::days(3)), "in 3 days");
+        assert_eq!(at(Duration::days(40)), "on 2026-04-13");
     }
 }

@@ -10,6 +10,7 @@ pub mod error;
 pub mod error_code;
 pub mod event;
 pub mod feed;
+pub mod hook;
 pub mod issue;
 pub mod login;
 pub mod meta;

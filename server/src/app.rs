@@ -48,6 +48,7 @@ pub async fn launch(
                 .await;
     });
     tokio::spawn(crate::presence::keep(state.clone()));
+    tokio::spawn(crate::hooks::worker::run(state.clone()));
     tokio::spawn(crate::feed::prune_forever(store.clone()));
     tracing::info!(
         listen = %listener.local_addr()?,

@@ -88,6 +88,34 @@ impl FromRequestParts<AppState> for MaybeCaller {
     }
 }
 
+/// Who posts a status: a member's credential, or a hook delivery's status token (one
+/// commit of one repo, 24 hours, checked against the server's `status_secret`).
+#[derive(Debug, Clone)]
+pub enum StatusPoster {
+    Member(Caller),
+    Token(crate::hooks::tokens::StatusGrant),
+}
+
+impl FromRequestParts<AppState> for StatusPoster {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> ApiResult<StatusPoster> {
+        let prefix = crate::hooks::tokens::STATUS_PREFIX;
+        let Some(token) = bearer(&parts.headers).filter(|t| t.starts_with(prefix)) else {
+            return Caller::from_request_parts(parts, state)
+                .await
+                .map(StatusPoster::Member);
+        };
+        let grant =
+            state.config.status_secret.as_deref().and_then(|secret| {
+                crate::hooks::tokens::check_status(secret, token, store::now_ms())
+            });
+        grant.map(StatusPoster::Token).ok_or_else(|| {
+            ApiError::unauthorized("this status token is not valid (expired, or not signed here)")
+        })
+    }
+}
+
 /// A cookie write or socket upgrade must come from a page of this service.
 pub fn check_origin(headers: &HeaderMap, state: &AppState) -> ApiResult<()> {
     let origin = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok());

@@ -54,6 +54,31 @@ struct FileConfig {
     #[serde(default)]
     login: LoginSettings,
     oidc: Option<OidcSettings>,
+    /// Signs hook deliveries' status tokens; without it they are absent.
+    status_secret: Option<String>,
+    #[serde(default)]
+    hooks: HooksSettings,
+}
+
+/// Hook deliveries.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HooksSettings {
+    /// Where hooks may post: `external` (public addresses), `private`, `loopback`, `*`,
+    /// a host name, or a CIDR. Checked on create and on every address a try connects to.
+    pub allowed_hosts: Vec<String>,
+    /// Seconds after a failed try that the next is due: the specification's schedule,
+    /// 10 s, 1 min, 5 min, 30 min (five tries). Tests may shorten it.
+    pub retry_delays: Vec<u64>,
+}
+
+impl Default for HooksSettings {
+    fn default() -> Self {
+        Self {
+            allowed_hosts: vec!["external".into()],
+            retry_delays: vec![10, 60, 300, 1800],
+        }
+    }
 }
 
 /// Sign-in tuning.
@@ -98,6 +123,9 @@ pub struct Config {
     pub oidc: Option<OidcSettings>,
     /// The monorepo event stream answers (pull and socket); off, it answers 501.
     pub event_stream: bool,
+    /// Signs status tokens (`SVC_STATUS_SECRET` or the file); none: no status tokens.
+    pub status_secret: Option<String>,
+    pub hooks: HooksSettings,
 }
 
 impl Config {
@@ -138,6 +166,11 @@ impl Config {
             login: file.login,
             oidc: file.oidc,
             event_stream: file.event_stream.unwrap_or(true),
+            status_secret: std::env::var("SVC_STATUS_SECRET")
+                .ok()
+                .or(file.status_secret)
+                .filter(|s| !s.is_empty()),
+            hooks: file.hooks,
         }
         .checked()
     }
@@ -155,6 +188,8 @@ impl Config {
             login: LoginSettings::default(),
             oidc: None,
             event_stream: true,
+            status_secret: None,
+            hooks: HooksSettings::default(),
         }
     }
 
@@ -169,6 +204,18 @@ impl Config {
             && secret.len() < 16
         {
             bail!("the bootstrap secret must be at least 16 characters long");
+        }
+        if let Some(secret) = &self.status_secret
+            && secret.len() < 16
+        {
+            bail!("the status secret must be at least 16 characters long");
+        }
+        if self.hooks.retry_delays.is_empty() {
+            bail!("[hooks] retry_delays needs at least one delay");
+        }
+        for entry in &self.hooks.allowed_hosts {
+            crate::hooks::target::Allowed::parse(entry)
+                .map_err(|why| anyhow::anyhow!("[hooks] allowed_hosts: {why}"))?;
         }
         Ok(self)
     }

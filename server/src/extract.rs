@@ -175,25 +175,22 @@ mod tests {
         force: bool,
     }
 
-    fn force(query: &str) -> bool {
+    fn force(query: &str) -> Option<bool> {
         let uri = format!("/merge?{query}").parse().unwrap();
-        let axum::extract::Query(q) = axum::extract::Query::<Flagged>::try_from_uri(&uri).unwrap();
-        q.force
+        axum::extract::Query::<Flagged>::try_from_uri(&uri)
+            .ok()
+            .map(|q| q.0.force)
     }
 
     #[test]
-    fn a_flag_is_on_for_1_and_true_only() {
-        assert!(force("force=1"));
-        assert!(force("force=true"));
-        for off in [
-            "",
-            "force=0",
-            "force=false",
-            "force=",
-            "force=yes",
-            "other=1",
-        ] {
-            assert!(!force(off), "{off}");
+    fn a_flag_is_on_for_1_and_true_off_for_0_false_or_absent_and_else_refused() {
+        assert_eq!(force("force=1"), Some(true));
+        assert_eq!(force("force=true"), Some(true));
+        for off in ["", "force=0", "force=false", "force=", "other=1"] {
+            assert_eq!(force(off), Some(false), "{off}");
+        }
+        for bad in ["force=yes", "force=2", "force=TRUE"] {
+            assert_eq!(force(bad), None, "{bad}");
         }
     }
 }

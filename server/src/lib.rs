@@ -13,6 +13,7 @@ pub mod extract;
 pub mod facts;
 pub mod feed;
 pub mod git;
+pub mod hooks;
 pub mod issues;
 pub mod live;
 pub mod login_rule;

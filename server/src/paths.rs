@@ -13,6 +13,7 @@ use crate::authz::{self, Access, Need, OrgAccess, OrgNeed};
 use crate::error::{ApiError, ApiResult};
 use crate::store::H;
 use crate::store::branches::{self, BranchRow};
+use crate::store::hooks::{self, DeliveryRow, HookRow};
 use crate::store::issues::{self, CommentRow, IssueRow};
 use crate::store::labels::{self, LabelRow};
 use crate::store::monorepos::MonorepoRow;
@@ -561,4 +562,70 @@ impl ReleaseFilePath {
             (None, None) => Err(ApiError::not_found("release file")),
         }
     }
+}
+
+/// `/v1/monorepos/{owner}/{monorepo}/hooks/{id}`.
+#[derive(Debug, Clone, Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct HookPath {
+    /// The namespace: a person's or an organization's login (any case).
+    pub owner: String,
+    /// The monorepo's name (any case); an old label answers the current monorepo.
+    pub monorepo: String,
+    /// The hook's id.
+    pub id: String,
+}
+
+impl HookPath {
+    /// The monorepo (its owners only) and the hook.
+    pub async fn load(&self, h: H<'_>, caller: &Caller) -> ApiResult<(Access, HookRow)> {
+        load_hook(h, caller, (&self.owner, &self.monorepo, &self.id)).await
+    }
+}
+
+/// `/v1/monorepos/{owner}/{monorepo}/hooks/{id}/deliveries/{delivery}`.
+#[derive(Debug, Clone, Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct HookDeliveryPath {
+    /// The namespace: a person's or an organization's login (any case).
+    pub owner: String,
+    /// The monorepo's name (any case); an old label answers the current monorepo.
+    pub monorepo: String,
+    /// The hook's id.
+    pub id: String,
+    /// The delivery's id.
+    pub delivery: String,
+}
+
+impl HookDeliveryPath {
+    /// The monorepo (its owners only), the hook and the delivery.
+    pub async fn load(
+        &self,
+        mut h: H<'_>,
+        caller: &Caller,
+    ) -> ApiResult<(Access, HookRow, DeliveryRow)> {
+        let (access, hook) = load_hook(
+            h.reborrow(),
+            caller,
+            (&self.owner, &self.monorepo, &self.id),
+        )
+        .await?;
+        let delivery = hooks::delivery(h, &hook.id, &self.delivery)
+            .await?
+            .ok_or_else(|| ApiError::not_found(&format!("delivery {}", self.delivery)))?;
+        Ok((access, hook, delivery))
+    }
+}
+
+/// Resolves `{m}/hooks/{id}` for an owner.
+async fn load_hook(
+    mut h: H<'_>,
+    caller: &Caller,
+    (owner, monorepo, id): (&str, &str, &str),
+) -> ApiResult<(Access, HookRow)> {
+    let access = authz::monorepo(h.reborrow(), caller, owner, monorepo, Need::Own).await?;
+    let hook = hooks::get(h, &access.monorepo.id, id)
+        .await?
+        .ok_or_else(|| ApiError::not_found(&format!("hook {id}")))?;
+    Ok((access, hook))
 }

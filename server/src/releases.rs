@@ -346,7 +346,7 @@ where
         .map_err(ApiError::internal)?;
     let (answer, more) = change(tx.h(), &repo).await?;
     pending.extend(more);
-    record::append(tx.h(), &repo.monorepo_id, &repo.name, &pending, now).await?;
+    record::append(tx.h(), &repo, &pending, now).await?;
     tx.commit().await?;
     Ok(answer)
 }

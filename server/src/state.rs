@@ -39,6 +39,10 @@ pub struct AppState {
     pub live: Arc<crate::live::Live>,
     /// The activity feed's tail, which person sockets subscribe to.
     pub feed: Arc<crate::feed::Hub>,
+    /// Wakes this process's hook delivery worker (a try recorded, a redelivery queued):
+    /// what commits without an event, which the live layer's bell would not report on
+    /// PostgreSQL.
+    pub hook_wake: Arc<tokio::sync::Notify>,
     /// This process's push spool folder, made on the first push.
     pub push_spools: Arc<tokio::sync::OnceCell<crate::git::spool::SpoolDir>>,
     /// One merge at a time per repo in this process.
@@ -66,6 +70,7 @@ impl AppState {
             facts,
             checks_config: Arc::default(),
             merge_locks: Arc::default(),
+            hook_wake: Arc::default(),
             push_spools: Arc::default(),
             diff_streams: Arc::default(),
             presence: Arc::default(),

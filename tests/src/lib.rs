@@ -7,6 +7,7 @@ pub mod git;
 pub mod laptop;
 pub mod machine;
 pub mod pg;
+pub mod receiver;
 pub mod snapshot;
 pub mod ws;
 
@@ -16,7 +17,7 @@ use reqwest::{Method, RequestBuilder, Response, StatusCode};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use svc_protocol::user::UserWithCredential;
-use svc_server::config::{Config, LoginSettings, OidcSettings};
+use svc_server::config::{Config, HooksSettings, LoginSettings, OidcSettings};
 use tokio::sync::oneshot;
 
 /// The bootstrap secret every test server is started with.
@@ -40,9 +41,20 @@ pub struct TestAppBuilder {
     login: LoginSettings,
     oidc: Option<OidcSettings>,
     event_stream: bool,
+    hooks: HooksSettings,
 }
 
+/// The status secret every test server signs status tokens with.
+pub const STATUS_SECRET: &str = "test-status-secret-0123456789";
+
 impl TestAppBuilder {
+    /// Hook settings: which hosts hooks may reach (tests default to loopback, where
+    /// their receivers listen) and the retry schedule.
+    pub fn hooks(mut self, hooks: HooksSettings) -> Self {
+        self.hooks = hooks;
+        self
+    }
+
     /// Starts with the monorepo event stream switched off.
     pub fn without_event_stream(mut self) -> Self {
         self.event_stream = false;
@@ -86,6 +98,8 @@ impl TestAppBuilder {
         config.login = self.login;
         config.oidc = self.oidc;
         config.event_stream = self.event_stream;
+        config.hooks = self.hooks;
+        config.status_secret = Some(STATUS_SECRET.to_owned());
         let (shutdown, server) = serve(listener, config.clone());
         let app = TestApp {
             base: format!("http://{addr}"),
@@ -140,6 +154,10 @@ impl TestApp {
             login: LoginSettings::default(),
             oidc: None,
             event_stream: true,
+            hooks: HooksSettings {
+                allowed_hosts: vec!["loopback".into()],
+                ..HooksSettings::default()
+            },
         }
     }
 
@@ -237,7 +255,16 @@ impl TestApp {
     /// Stops the server and starts a new one on the same address, data dir and database.
     pub async fn restart(&mut self) {
         self.halt().await;
-        let listener = std::net::TcpListener::bind(self.config.listen).expect("bind again");
+        // The old server's sockets may take a moment to let go of the port.
+        let mut bound = std::net::TcpListener::bind(self.config.listen);
+        for _ in 0..100 {
+            if bound.is_ok() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            bound = std::net::TcpListener::bind(self.config.listen);
+        }
+        let listener = bound.expect("bind again");
         listener.set_nonblocking(true).expect("nonblocking");
         let (shutdown, server) = serve(listener, self.config.clone());
         self.shutdown = Some(shutdown);
@@ -402,7 +429,12 @@ pub struct Cloned {
 
 impl Cloned {
     pub async fn new(monorepo: &str, path: &str) -> Cloned {
-        let app = TestApp::start().await;
+        Cloned::with(TestApp::builder(), monorepo, path).await
+    }
+
+    /// The same, on a server with the builder's settings.
+    pub async fn with(builder: TestAppBuilder, monorepo: &str, path: &str) -> Cloned {
+        let app = builder.start().await;
         let token = app
             .bootstrap(serde_json::json!({"email": "ann@example.com", "name": "Ann Example"}))
             .await

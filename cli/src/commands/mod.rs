@@ -10,6 +10,7 @@ pub mod credential;
 pub mod daemon;
 pub mod deploy;
 pub mod git_credential;
+pub mod hook;
 pub mod issue;
 pub mod label;
 pub mod login;
@@ -81,6 +82,8 @@ pub enum Command {
     Release(release::Command),
     #[command(subcommand)]
     Deploy(deploy::Command),
+    #[command(subcommand)]
+    Hook(hook::Command),
     Sync(sync::Args),
     Api(api::Args),
     /// The older name of `svc sync`, still accepted
@@ -113,6 +116,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Checks(args) => checks::run(g, &args),
         Command::Release(cmd) => release::run(g, cmd),
         Command::Deploy(cmd) => deploy::run(g, cmd),
+        Command::Hook(cmd) => hook::run(g, cmd),
         Command::Sync(args) => sync::run(g, &args),
         Command::Api(args) => api::run(g, &args),
         Command::Meta(cmd) => meta::run(g, cmd),

@@ -31,7 +31,9 @@ use super::storage;
 use crate::auth::{self, Caller};
 use crate::authz::{self, Need};
 use crate::error::ApiError;
+use crate::hooks::tokens;
 use crate::state::AppState;
+use crate::store::monorepos;
 use crate::store::releases;
 use crate::store::repos::{self, RepoRow};
 use crate::views;
@@ -116,7 +118,8 @@ fn presented(headers: &HeaderMap) -> Option<String> {
 }
 
 /// Who calls, and the repo they may use for `service`; 401 asks git for credentials,
-/// 404 hides what a caller may not see.
+/// 404 hides what a caller may not see. A hook delivery's read token fetches its one
+/// repo and nothing else (no caller then).
 async fn open(
     state: &AppState,
     headers: &HeaderMap,
@@ -124,7 +127,7 @@ async fn open(
     monorepo: &str,
     repo: Option<&str>,
     service: Service,
-) -> Result<(Caller, RepoRow), Response> {
+) -> Result<(Option<Caller>, RepoRow), Response> {
     let unauthorized = || {
         text(
             StatusCode::UNAUTHORIZED,
@@ -132,36 +135,72 @@ async fn open(
         )
     };
     let token = presented(headers).ok_or_else(unauthorized)?;
-    let caller = match auth::authenticate(state, &token).await {
-        Ok(Some(c)) if c.kind != CredentialKind::Browser => c,
-        Ok(_) => return Err(unauthorized()),
-        Err(e) => return Err(e.into_response()),
-    };
     let not_found = || text(StatusCode::NOT_FOUND, "svc: repository not found");
     let (monorepo, plain) = match repo {
         None => (monorepo.strip_suffix(".git").ok_or_else(not_found)?, true),
         Some(_) => (monorepo, false),
     };
+    if token.starts_with(tokens::READ_PREFIX) {
+        if service != Service::UploadPack {
+            return Err(text(
+                StatusCode::FORBIDDEN,
+                "svc: a hook delivery's read token only fetches",
+            ));
+        }
+        let found = async {
+            let mut conn = state.store.read().await?;
+            let Some(repo_id) = tokens::read_repo(conn.h(), &token, crate::store::now_ms()).await?
+            else {
+                return Ok(Err(unauthorized()));
+            };
+            let (owner, name) = (owner.to_ascii_lowercase(), monorepo.to_ascii_lowercase());
+            let Some(m) = monorepos::by_label_with_role(conn.h(), &owner, &name, "").await? else {
+                return Ok(Err(not_found()));
+            };
+            let rows = repos::all(conn.h(), &m.monorepo.id).await?;
+            let row = named_repo(rows, &m.monorepo, repo, plain).filter(|r| r.id == repo_id);
+            Ok::<_, ApiError>(row.ok_or_else(not_found))
+        };
+        return match found.await {
+            Ok(row) => row.map(|r| (None, r)),
+            Err(e) => Err(e.into_response()),
+        };
+    }
+    let caller = match auth::authenticate(state, &token).await {
+        Ok(Some(c)) if c.kind != CredentialKind::Browser => c,
+        Ok(_) => return Err(unauthorized()),
+        Err(e) => return Err(e.into_response()),
+    };
     let resolved = async {
         let mut conn = state.store.read().await?;
         let access = authz::monorepo(conn.h(), &caller, owner, monorepo, service.need()).await?;
-        let is_plain = views::kind(&access.monorepo.kind) == MonorepoKind::Repo;
         let rows = repos::all(conn.h(), &access.monorepo.id).await?;
-        let wanted = repo.map(|r| r.strip_suffix(".git").unwrap_or(r).to_ascii_lowercase());
-        let found = match (&wanted, plain, is_plain) {
-            (None, true, true) => rows.into_iter().next(),
-            (Some(name), false, false) => rows.into_iter().find(|r| &r.name == name),
-            _ => None,
-        };
-        found.ok_or_else(|| ApiError::not_found("repo"))
+        named_repo(rows, &access.monorepo, repo, plain).ok_or_else(|| ApiError::not_found("repo"))
     };
     match resolved.await {
-        Ok(row) => Ok((caller, row)),
+        Ok(row) => Ok((Some(caller), row)),
         Err(e) if e.status == StatusCode::NOT_FOUND => Err(not_found()),
         Err(e) if e.status == StatusCode::FORBIDDEN => {
             Err(text(StatusCode::FORBIDDEN, "svc: you may not push here"))
         }
         Err(e) => Err(e.into_response()),
+    }
+}
+
+/// The repo a door URL names among the monorepo's: `<monorepo>.git` for a plain repo,
+/// `<monorepo>/<repo>.git` for a monorepo's.
+fn named_repo(
+    rows: Vec<RepoRow>,
+    monorepo: &crate::store::monorepos::MonorepoRow,
+    repo: Option<&str>,
+    plain: bool,
+) -> Option<RepoRow> {
+    let is_plain = views::kind(&monorepo.kind) == MonorepoKind::Repo;
+    let wanted = repo.map(|r| r.strip_suffix(".git").unwrap_or(r).to_ascii_lowercase());
+    match (&wanted, plain, is_plain) {
+        (None, true, true) => rows.into_iter().next(),
+        (Some(name), false, false) => rows.into_iter().find(|r| &r.name == name),
+        _ => None,
     }
 }
 
@@ -471,7 +510,8 @@ async fn receive(
 ) -> Response {
     let (caller, row) =
         match open(state, headers, owner, monorepo, repo, Service::ReceivePack).await {
-            Ok(found) => found,
+            Ok((Some(caller), row)) => (caller, row),
+            Ok((None, _)) => return text(StatusCode::FORBIDDEN, "svc: you may not push here"),
             Err(r) => return r,
         };
     let data_dir = state.config.data_dir.clone();

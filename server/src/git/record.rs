@@ -275,7 +275,7 @@ async fn record_inner(
     }
     pending.extend(super::tags::sync(tx.h(), &repo, &dir, actor, now).await?);
     pending.extend(extra);
-    append(tx.h(), &monorepo.id, &repo.name, &pending, now).await?;
+    append(tx.h(), &repo, &pending, now).await?;
     for (branch, text, sha, by) in &closing {
         crate::issues::close_by_merge(tx.h(), &monorepo.id, (&repo.name, branch, text), sha, by)
             .await
@@ -289,19 +289,21 @@ async fn record_inner(
     })
 }
 
-/// Writes `pending`, events of the repo `repo`, in the caller's transaction.
+/// Writes `pending`, events of `repo`, in the caller's transaction, with the hook
+/// deliveries they make (`hooks::enqueue`): a change, its events and its deliveries
+/// commit together.
 pub async fn append(
     mut h: store::H<'_>,
-    monorepo_id: &str,
-    repo: &str,
+    repo: &repos::RepoRow,
     pending: &[Pending],
     now: i64,
 ) -> Result<(), store::Error> {
+    let mut seqs = Vec::with_capacity(pending.len());
     for (kind, collection, key, op, body) in pending {
         let event = events::NewEvent {
-            monorepo_id,
+            monorepo_id: &repo.monorepo_id,
             kind,
-            repo: Some(repo),
+            repo: Some(&repo.name),
             also_repos: None,
             collection,
             key,
@@ -309,9 +311,9 @@ pub async fn append(
             body: body.to_string(),
             at: now,
         };
-        events::append(h.reborrow(), &event).await?;
+        seqs.push(events::append(h.reborrow(), &event).await?);
     }
-    Ok(())
+    crate::hooks::enqueue(h, repo, pending, &seqs, now).await
 }
 
 /// Whether `ancestor` is reachable from `tip`.

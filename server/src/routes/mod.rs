@@ -11,6 +11,7 @@ mod diff;
 mod doc;
 mod events;
 mod health;
+mod hooks;
 mod issues;
 mod labels;
 mod members;
@@ -144,6 +145,11 @@ pub fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(deployments::list, deployments::create))
         .routes(routes!(labels::list, labels::create))
         .routes(routes!(labels::update, labels::delete))
+        .routes(routes!(hooks::list, hooks::create))
+        .routes(routes!(hooks::delete))
+        .routes(routes!(hooks::deliveries))
+        .routes(routes!(hooks::redeliver))
+        .routes(routes!(hooks::replay))
         .routes(routes!(needs::list))
         .routes(routes!(presence::machines))
         .routes(routes!(presence::list))

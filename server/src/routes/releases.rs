@@ -262,7 +262,7 @@ pub async fn update(
         &release,
         &actor(&caller, agent),
     );
-    crate::git::record::append(tx.h(), &repo.monorepo_id, &repo.name, &[event], now_ms()).await?;
+    crate::git::record::append(tx.h(), &repo, &[event], now_ms()).await?;
     tx.commit().await?;
     Ok(Json(release))
 }
@@ -293,7 +293,7 @@ pub async fn delete(
         &release,
         &actor(&caller, agent),
     );
-    crate::git::record::append(tx.h(), &repo.monorepo_id, &repo.name, &[event], now_ms()).await?;
+    crate::git::record::append(tx.h(), &repo, &[event], now_ms()).await?;
     tx.commit().await?;
     files::remove_blobs(&state.config.data_dir, &blobs).await;
     Ok(StatusCode::NO_CONTENT)
@@ -507,8 +507,7 @@ pub async fn upload(
         let view =
             releases::view_one(tx.h(), &state.config, &access.monorepo, &repo, &release).await?;
         let event = releases::event("release.updated", &repo.name, &view, &actor(&caller, agent));
-        crate::git::record::append(tx.h(), &repo.monorepo_id, &repo.name, &[event], now_ms())
-            .await?;
+        crate::git::record::append(tx.h(), &repo, &[event], now_ms()).await?;
         tx.commit().await?;
         let file = releases::file_view(&state.config, &access.monorepo, &repo, &release.tag, &row);
         Ok::<_, ApiError>((old, file))
@@ -586,7 +585,7 @@ pub async fn delete_file(
     rows::delete_file(tx.h(), release.id, &path.name).await?;
     let view = releases::view_one(tx.h(), &state.config, &access.monorepo, &repo, &release).await?;
     let event = releases::event("release.updated", &repo.name, &view, &actor(&caller, agent));
-    crate::git::record::append(tx.h(), &repo.monorepo_id, &repo.name, &[event], now_ms()).await?;
+    crate::git::record::append(tx.h(), &repo, &[event], now_ms()).await?;
     tx.commit().await?;
     files::remove_blobs(&state.config.data_dir, &[file.blob]).await;
     Ok(StatusCode::NO_CONTENT)

@@ -6,7 +6,7 @@ use svc_protocol::ApiErrorBody;
 use svc_protocol::ErrorCode;
 use svc_protocol::branch::{Checks, PostStatus, Status};
 
-use crate::auth::Caller;
+use crate::auth::{Caller, StatusPoster};
 use crate::authz::Need;
 use crate::checks::{checks_of, status_view};
 use crate::error::{ApiError, ApiResult};
@@ -15,7 +15,7 @@ use crate::paths::CommitPath;
 use crate::state::AppState;
 use crate::store::repos::RepoRow;
 use crate::store::statuses::{self, StatusRow};
-use crate::store::{events, now_ms};
+use crate::store::{H, events, monorepos, now_ms, repos};
 
 const CONTEXT_MAX: usize = 255;
 const DESCRIPTION_MAX: usize = 1024;
@@ -79,7 +79,7 @@ fn validate(body: &PostStatus) -> ApiResult<()> {
         (status = 422, body = ApiErrorBody, description = "too_many_statuses")))]
 pub async fn post(
     State(state): State<AppState>,
-    caller: Caller,
+    poster: StatusPoster,
     Agent(agent): Agent,
     Path(path): Path<CommitPath>,
     Json(body): Json<PostStatus>,
@@ -88,11 +88,15 @@ pub async fn post(
     let sha = path.sha.to_ascii_lowercase();
     let repo = {
         let mut conn = state.store.read().await?;
-        path.resolve(conn.h(), &caller, Need::Write).await?.1
+        resolve(conn.h(), &poster, &path, &sha).await?.1
     };
     check_commit(&state, &repo, &sha).await?;
     let mut tx = state.store.begin().await?;
-    let (access, repo) = path.resolve(tx.h(), &caller, Need::Write).await?;
+    let (monorepo_id, repo) = resolve(tx.h(), &poster, &path, &sha).await?;
+    let (creator, app, actor) = match &poster {
+        StatusPoster::Member(caller) => (caller.login.clone(), None, Some(caller.login.clone())),
+        StatusPoster::Token(grant) => (grant.creator.clone(), grant.app.clone(), None),
+    };
     let row = StatusRow {
         repo_id: repo.id.clone(),
         sha: sha.clone(),
@@ -100,8 +104,8 @@ pub async fn post(
         state: body.state.as_str().to_owned(),
         target_url: body.target_url,
         description: body.description,
-        creator: caller.login.clone(),
-        app: None,
+        creator,
+        app,
         created_at: now_ms(),
     };
     let before = statuses::put(tx.h(), &row).await?;
@@ -113,11 +117,11 @@ pub async fn post(
         ));
     }
     let status = status_view(&row);
-    let body = serde_json::json!({"row": status, "actor": caller.login, "agent": agent,
+    let body = serde_json::json!({"row": status, "actor": actor, "agent": agent,
         "changed": before.as_deref() != Some(row.state.as_str())});
     let key = format!("{}/{}/{}", repo.name, sha, row.context);
     let event = events::NewEvent {
-        monorepo_id: &access.monorepo.id,
+        monorepo_id: &monorepo_id,
         kind: "status",
         repo: Some(&repo.name),
         also_repos: None,
@@ -130,6 +134,42 @@ pub async fn post(
     events::append(tx.h(), &event).await?;
     tx.commit().await?;
     Ok((StatusCode::CREATED, Json(status)))
+}
+
+/// The monorepo id and repo a status goes to: a member's (any member may post), or the
+/// one commit of the one repo a status token names (else 403).
+async fn resolve(
+    mut h: H<'_>,
+    poster: &StatusPoster,
+    path: &CommitPath,
+    sha: &str,
+) -> ApiResult<(String, RepoRow)> {
+    match poster {
+        StatusPoster::Member(caller) => {
+            let (access, repo) = path.resolve(h, caller, Need::Write).await?;
+            Ok((access.monorepo.id, repo))
+        }
+        StatusPoster::Token(grant) => {
+            let repo = repos::by_id(h.reborrow(), &grant.repo)
+                .await?
+                .filter(|r| r.name == path.repo.to_ascii_lowercase() && grant.sha == sha);
+            let monorepo = match &repo {
+                Some(r) => monorepos::by_id(h, &r.monorepo_id).await?,
+                None => None,
+            };
+            let named = monorepo.as_ref().is_some_and(|m| {
+                m.owner == path.owner.to_ascii_lowercase()
+                    && m.name == path.monorepo.to_ascii_lowercase()
+            });
+            match (repo, named) {
+                (Some(repo), true) => Ok((repo.monorepo_id.clone(), repo)),
+                _ => Err(ApiError::forbidden(
+                    ErrorCode::Forbidden,
+                    "this status token posts only on its own commit of its own repo",
+                )),
+            }
+        }
+    }
 }
 
 /// The Checks object of a commit: the merge gate's view of it.

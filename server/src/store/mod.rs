@@ -13,6 +13,7 @@ pub mod deployments;
 pub mod device;
 pub mod events;
 pub mod feed;
+pub mod hooks;
 pub mod issues;
 pub mod labels;
 pub mod login_states;

@@ -29,6 +29,7 @@ mod device_flow;
 mod diffs;
 mod events;
 mod git_door;
+mod hooks;
 mod identity;
 mod issues;
 mod meta_sync;

@@ -1,0 +1,30 @@
+//! `svc hook delete`.
+
+use reqwest::Method;
+
+use crate::commands::{Global, print};
+use crate::error::Result;
+use crate::target::{self, MonorepoArgs};
+
+/// Delete a hook (owners); nothing more is sent to it
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    pub monorepo: MonorepoArgs,
+    /// The hook's id (svc hook list shows them)
+    pub id: String,
+}
+
+pub fn run(global: &Global, args: &Args) -> Result<()> {
+    let target = target::monorepo(global, &args.monorepo)?;
+    super::send(
+        &target,
+        target
+            .session
+            .request(Method::DELETE, &super::path(&target, &args.id))?,
+    )?;
+    let value = serde_json::json!({"monorepo": target.label(), "deleted": args.id});
+    print(global, &value, || {
+        format!("Deleted the hook {} of {}", args.id, target.label())
+    })
+}
