@@ -52,6 +52,9 @@ clone_url="$(call POST /v1/monorepos/ci/proj/repos '{"path": "app"}' | json '["c
 call POST /v1/monorepos/ci/proj/issues '{"title": "First issue", "body": "For the fuzzer", "labels": ["bug"]}' >/dev/null
 comment="$(call POST /v1/monorepos/ci/proj/issues/1/comments '{"body": "A comment"}' | json '["id"]')"
 push_url="${clone_url/:\/\//://ci:$token@}"
+# A hook (to a documentation address: its tries fail, which is all they need to do here),
+# made before the pushes so they give it deliveries.
+hook="$(call POST /v1/monorepos/ci/proj/hooks '{"kind": "web", "url": "https://192.0.2.1/hook", "events": ["push", "tag"]}' | json '["id"]')"
 
 export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null GIT_TERMINAL_PROMPT=0
 export GIT_AUTHOR_NAME="svc CI" GIT_AUTHOR_EMAIL="ci@svc.invalid"
@@ -67,6 +70,7 @@ git init -q -b main "$work/app"
   git add -A && git commit -q -m "Add more"
   git push -q "$push_url" feature
 )
+delivery="$(call GET "/v1/monorepos/ci/proj/hooks/$hook/deliveries" | json '["items"][0]["id"]')"
 # A release of main with one file, named like the label so `{name}` fits both.
 call POST /v1/monorepos/ci/proj/repos/app/releases '{"tag": "v1", "title": "First"}' >/dev/null
 curl -fsS -X PUT "$base/v1/monorepos/ci/proj/repos/app/releases/v1/files/bug" \
@@ -95,6 +99,11 @@ fail-on = ["missing_auth"]
 include-path-regex = "/comments/[{]id[}]"
 parameters = { "path.id" = $comment }
 
+# A hook's {id} and {delivery} name the hook and one of its deliveries.
+[[operations]]
+include-path-regex = "/hooks/[{]id[}]"
+parameters = { "path.id" = "$hook", "path.delivery" = "$delivery" }
+
 # A request the schema allows may still be refused with 400 where the rule is more than
 # a JSON Schema states: RFC 8628 answers an unknown device code 400, and names, paths,
 # emails, content digests and meta versions are checked against rules (reserved names,
@@ -119,6 +128,10 @@ checks.positive_data_acceptance.expected-statuses = ["2XX", "400", "401", "403",
 [[operations]]
 include-path-regex = "/(issues|labels)(/|$)"
 checks.positive_data_acceptance.expected-statuses = ["2XX", "400", "401", "403", "404", "409", "422"]
+# A hook's URL must be http or https to an address hooks may reach (400).
+[[operations]]
+include-path-regex = "/hooks(/|$)"
+checks.positive_data_acceptance.expected-statuses = ["2XX", "400", "401", "403", "404"]
 # Releases name tags and commits that must exist and be on main (404, 422), ask the
 # checks (412, 503), count files (409), and take uploads whose length and SHA-256 are
 # checked (411, 413, 422); a range outside the file is 416.
