@@ -11,6 +11,8 @@
 //! - `svc-bench releases`: upload and download of a 100,000,000-byte release file over
 //!   loopback against `sha256sum` + `cp` and against `python3 -m http.server`, with the
 //!   RSS the server adds during each;
+//! - `svc-bench hooks [--database-url URL]`: push → first web hook delivery try at a
+//!   loopback receiver; 10,000 due deliveries drained, with the server's RSS growth;
 //! - `svc-bench door`: clone of a 120 MiB repository through the git door against a
 //!   clone of its bare directory, server RSS during a door clone, 20 concurrent clones;
 //! - `svc-bench last-commits`: cold `getLastCommits` on a 1,000-entry folder of a
@@ -38,7 +40,7 @@ mod svc_bench;
 use clap::{Parser, Subcommand};
 
 use svc_bench::{
-    auth, branch_diff, branches, daemon, diff_engine, door, events, issues, last_commits,
+    auth, branch_diff, branches, daemon, diff_engine, door, events, hooks, issues, last_commits,
     org_access, releases,
 };
 
@@ -74,6 +76,12 @@ enum Command {
         /// Timed rounds of each (the median is reported)
         #[arg(long, default_value_t = 3)]
         runs: usize,
+    },
+    /// Push → first hook delivery try; 10,000 due deliveries drained to a loopback receiver
+    Hooks {
+        /// The store to measure (default: SQLite in a temp dir)
+        #[arg(long)]
+        database_url: Option<String>,
     },
     /// Clone through the git door against a clone of the bare directory on disk
     Door {
@@ -211,6 +219,7 @@ async fn main() -> anyhow::Result<()> {
         Command::OrgAccess { database_url } => org_access::run(database_url).await,
         Command::Issues { database_url } => issues::run(database_url).await,
         Command::Releases { runs } => releases::run_bench(runs).await,
+        Command::Hooks { database_url } => hooks::run_bench(database_url).await,
         Command::Door {
             size_mib,
             runs,

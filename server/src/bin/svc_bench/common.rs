@@ -180,8 +180,21 @@ impl Server {
         database_url: Option<&str>,
         log: &Path,
     ) -> anyhow::Result<Server> {
+        Server::start_with(data_dir, database_url, log, None).await
+    }
+
+    /// The same, with a configuration file.
+    pub async fn start_with(
+        data_dir: &Path,
+        database_url: Option<&str>,
+        log: &Path,
+        config: Option<&Path>,
+    ) -> anyhow::Result<Server> {
         let port = free_port()?;
         let mut cmd = Command::new(server_bin()?);
+        if let Some(config) = config {
+            cmd.arg("--config").arg(config);
+        }
         cmd.args(["--listen", &format!("127.0.0.1:{port}")])
             .arg("--data-dir")
             .arg(data_dir)

@@ -8,6 +8,7 @@ pub mod daemon;
 pub mod diff_engine;
 pub mod door;
 pub mod events;
+pub mod hooks;
 pub mod issues;
 pub mod last_commits;
 pub mod org_access;
