@@ -17,6 +17,7 @@ mod branches;
 mod browser;
 mod cli;
 mod cli_branches;
+mod cli_hooks;
 mod cli_issues;
 mod cli_orgs;
 mod cli_output;
