@@ -29,11 +29,16 @@ async fn hooks_from_the_command_line() {
         serde_json::from_str(&svc(&args)).unwrap()
     };
     let rx = Receiver::start().await;
-    let out = svc(&["hook", "create", "--url", &rx.url, "--event", "push", "--event", "tag"]);
+    let out = svc(&[
+        "hook", "create", "--url", &rx.url, "--event", "push", "--event", "tag",
+    ]);
     assert!(out.contains("shown only"), "{out}");
     let hooks = json(&["hook", "list"]);
     let id = hooks["items"][0]["id"].as_str().unwrap().to_owned();
-    assert_eq!(hooks["items"][0]["events"], serde_json::json!(["push", "tag"]));
+    assert_eq!(
+        hooks["items"][0]["events"],
+        serde_json::json!(["push", "tag"])
+    );
 
     c.git.ok(&c.work, &["checkout", "-q", "-b", "topic"]);
     c.git.commit(&c.work, "x", &[("x.txt", b"x\n")]);
@@ -50,7 +55,10 @@ async fn hooks_from_the_command_line() {
     assert_eq!(list["items"][0]["state"], "delivered");
     let delivery = list["items"][0]["id"].as_str().unwrap().to_owned();
     let table = svc(&["hook", "deliveries", &id]);
-    assert!(table.contains(&delivery) && table.contains("delivered"), "{table}");
+    assert!(
+        table.contains(&delivery) && table.contains("delivered"),
+        "{table}"
+    );
 
     svc(&["hook", "redeliver", &id, &delivery]);
     rx.wait_for(2, Duration::from_secs(10)).await;

@@ -515,3 +515,64 @@ async fn two_servers_deliver_each_delivery_once() {
     assert_eq!((ids.len(), got.len()), (12, 12), "each once");
     drop(twin);
 }
+
+/// A process that died mid-try left its lease: no other takes the delivery while the
+/// lease holds, and one does once it has run out.
+#[tokio::test]
+async fn a_try_whose_process_died_is_made_again_when_its_lease_runs_out() {
+    use svc_server::store::hooks::{self as rows, DeliveryRow};
+    let c = cloned(None).await;
+    let rx = Receiver::start().await;
+    let h = hook(&c.app, &c.token, json!({"kind": "web", "url": rx.url})).await;
+    let store = svc_server::store::Store::open(&c.app.config.database_url)
+        .await
+        .unwrap();
+    let now = svc_server::store::now_ms();
+    let repo = c.app.get_json(&c.token, R).await;
+    let mut tx = store.begin().await.unwrap();
+    let repo_id = {
+        let m = svc_server::store::monorepos::by_label_with_role(tx.h(), "ann", "mono", "")
+            .await
+            .unwrap()
+            .unwrap();
+        svc_server::store::repos::by_name(tx.h(), &m.monorepo.id, repo["name"].as_str().unwrap())
+            .await
+            .unwrap()
+            .unwrap()
+            .id
+    };
+    rows::insert_delivery(
+        tx.h(),
+        &DeliveryRow {
+            id: "d_orphan".into(),
+            hook_id: h["id"].as_str().unwrap().into(),
+            repo_id: Some(repo_id),
+            event: "push".into(),
+            seq: Some(1),
+            body: json!({"event": "push", "repo": "app", "ref": "refs/heads/main"}).to_string(),
+            state: "pending".into(),
+            attempts: 0,
+            round_tries: 0,
+            next_attempt_at: Some(now - 1_000),
+            lease_until: Some(now + 2_000),
+            created_at: now - 1_000,
+        },
+    )
+    .await
+    .unwrap();
+    tx.commit().await.unwrap();
+    store.close().await;
+    // A change wakes the worker: its own delivery leaves at once, the leased one waits.
+    c.git.ok(&c.work, &["checkout", "-q", "-b", "topic"]);
+    c.git.commit(&c.work, "x", &[("x.txt", b"x\n")]);
+    c.git.ok(&c.work, &["push", "-q", "origin", "topic"]);
+    let got = rx.wait_for(1, Duration::from_secs(10)).await;
+    assert_ne!(got[0].delivery, "d_orphan");
+    let got = rx.wait_for(2, Duration::from_secs(10)).await;
+    assert_eq!(got[1].delivery, "d_orphan");
+    let waited = svc_server::store::now_ms() - now;
+    assert!(
+        waited >= 2_000,
+        "taken {waited} ms after, while the lease held"
+    );
+}
