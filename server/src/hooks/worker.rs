@@ -58,8 +58,12 @@ pub async fn run(state: AppState) {
             None => IDLE,
         };
         if wait.is_zero() {
-            // Due but not takeable (a hook at its limit, a lease held): look again soon.
-            tokio::time::sleep(Duration::from_millis(50)).await;
+            // Due but not takeable (a hook at its limit, a lease held): look again when
+            // a try of this process ends, or soon.
+            tokio::select! {
+                () = state.hook_wake.notified() => {}
+                () = tokio::time::sleep(Duration::from_millis(50)) => {}
+            }
             continue;
         }
         tokio::select! {
