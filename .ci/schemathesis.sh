@@ -132,6 +132,11 @@ checks.positive_data_acceptance.expected-statuses = ["2XX", "400", "401", "403",
 [[operations]]
 include-path-regex = "/hooks(/|$)"
 checks.positive_data_acceptance.expected-statuses = ["2XX", "400", "401", "403", "404"]
+# CI: connections need the server's CI settings (400 ci_not_configured here); builds and
+# connections named by id must exist (404); webhooks need the connection's token (401).
+[[operations]]
+include-path-regex = "/ci(/|$)"
+checks.positive_data_acceptance.expected-statuses = ["2XX", "400", "401", "403", "404", "409", "413"]
 # Releases name tags and commits that must exist and be on main (404, 422), ask the
 # checks (412, 503), count files (409), and take uploads whose length and SHA-256 are
 # checked (411, 413, 422); a range outside the file is 416.

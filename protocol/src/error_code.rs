@@ -73,6 +73,8 @@ error_codes! {
     ChecksNotGreen = "checks_not_green",
     /// An unforced merge while the required checks cannot be read.
     ChecksUnknown = "checks_unknown",
+    /// A second connection of a monorepo to one CI organization.
+    CiConnectionExists = "ci_connection_exists",
     /// A CI hook or connection while the server has no CI settings.
     CiNotConfigured = "ci_not_configured",
     /// A delete without `confirm` naming what goes.

@@ -4,6 +4,7 @@
 //! Times travel as RFC 3339 UTC strings.
 
 pub mod branch;
+pub mod ci;
 pub mod code;
 pub mod daemon;
 pub mod error;

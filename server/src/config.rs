@@ -58,6 +58,33 @@ struct FileConfig {
     status_secret: Option<String>,
     #[serde(default)]
     hooks: HooksSettings,
+    #[serde(default)]
+    ci: CiSettings,
+}
+
+/// `[ci]`: the CI services this server talks to.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CiSettings {
+    buildkite: Option<BuildkiteSettings>,
+}
+
+/// `[ci.buildkite]`: Buildkite's REST API and the server's token for it.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BuildkiteSettings {
+    /// The REST API's base (tests point it at a fake on loopback).
+    #[serde(default = "BuildkiteSettings::default_api_url")]
+    pub api_url: Url,
+    /// The server-side secret token (`SVC_BUILDKITE_TOKEN`), with `read_builds`,
+    /// `write_builds`, `read_build_logs` and `read_artifacts`.
+    pub token: Option<String>,
+}
+
+impl BuildkiteSettings {
+    fn default_api_url() -> Url {
+        Url::parse("https://api.buildkite.com/v2").expect("a valid URL")
+    }
 }
 
 /// Hook deliveries.
@@ -126,6 +153,8 @@ pub struct Config {
     /// Signs status tokens (`SVC_STATUS_SECRET` or the file); none: no status tokens.
     pub status_secret: Option<String>,
     pub hooks: HooksSettings,
+    /// Buildkite, when `[ci.buildkite]` or `SVC_BUILDKITE_TOKEN` configures it.
+    pub buildkite: Option<BuildkiteSettings>,
 }
 
 impl Config {
@@ -171,6 +200,7 @@ impl Config {
                 .or(file.status_secret)
                 .filter(|s| !s.is_empty()),
             hooks: file.hooks,
+            buildkite: buildkite(file.ci.buildkite),
         }
         .checked()
     }
@@ -190,6 +220,7 @@ impl Config {
             event_stream: true,
             status_secret: None,
             hooks: HooksSettings::default(),
+            buildkite: None,
         }
     }
 
@@ -228,6 +259,25 @@ impl Config {
     /// The service's own origin, which cookie writes and socket upgrades must carry.
     pub fn origin(&self) -> String {
         self.base_url.origin().ascii_serialization()
+    }
+}
+
+/// Buildkite's settings from the file, with `SVC_BUILDKITE_TOKEN` over its token; the
+/// variable alone configures Buildkite at its public API.
+fn buildkite(file: Option<BuildkiteSettings>) -> Option<BuildkiteSettings> {
+    let token = std::env::var("SVC_BUILDKITE_TOKEN")
+        .ok()
+        .filter(|t| !t.is_empty());
+    match (file, token) {
+        (Some(b), token) => Some(BuildkiteSettings {
+            token: token.or(b.token),
+            ..b
+        }),
+        (None, Some(token)) => Some(BuildkiteSettings {
+            api_url: BuildkiteSettings::default_api_url(),
+            token: Some(token),
+        }),
+        (None, None) => None,
     }
 }
 

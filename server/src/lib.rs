@@ -6,6 +6,7 @@ pub mod auth;
 pub mod authz;
 pub mod cache;
 pub mod checks;
+pub mod ci;
 pub mod config;
 pub mod credential_cache;
 pub mod error;

@@ -629,3 +629,30 @@ async fn load_hook(
         .ok_or_else(|| ApiError::not_found(&format!("hook {id}")))?;
     Ok((access, hook))
 }
+
+/// `/v1/monorepos/{owner}/{monorepo}/ci/connections/{id}` and `.../ci/builds/{id}`.
+#[derive(Debug, Clone, Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct CiItemPath {
+    /// The namespace: a person's or an organization's login (any case).
+    pub owner: String,
+    /// The monorepo's name (any case); an old label answers the current monorepo.
+    pub monorepo: String,
+    /// The connection's or the build's id.
+    pub id: String,
+}
+
+impl CiItemPath {
+    /// The monorepo, when the caller may do `need` in it.
+    pub async fn access(&self, h: H<'_>, caller: &Caller, need: Need) -> ApiResult<Access> {
+        authz::monorepo(h, caller, &self.owner, &self.monorepo, need).await
+    }
+}
+
+/// `/v1/ci/webhooks/{connection_id}`.
+#[derive(Debug, Clone, Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct CiWebhookPath {
+    /// The connection's id, from its `webhook_url`.
+    pub connection_id: String,
+}

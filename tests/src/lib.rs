@@ -17,7 +17,7 @@ use reqwest::{Method, RequestBuilder, Response, StatusCode};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use svc_protocol::user::UserWithCredential;
-use svc_server::config::{Config, HooksSettings, LoginSettings, OidcSettings};
+use svc_server::config::{BuildkiteSettings, Config, HooksSettings, LoginSettings, OidcSettings};
 use tokio::sync::oneshot;
 
 /// The bootstrap secret every test server is started with.
@@ -42,6 +42,7 @@ pub struct TestAppBuilder {
     oidc: Option<OidcSettings>,
     event_stream: bool,
     hooks: HooksSettings,
+    buildkite: Option<BuildkiteSettings>,
 }
 
 /// The status secret every test server signs status tokens with.
@@ -52,6 +53,15 @@ impl TestAppBuilder {
     /// their receivers listen) and the retry schedule.
     pub fn hooks(mut self, hooks: HooksSettings) -> Self {
         self.hooks = hooks;
+        self
+    }
+
+    /// Buildkite settings: its REST API at `api_url` (a fake on loopback) and a token.
+    pub fn buildkite(mut self, api_url: &str, token: &str) -> Self {
+        self.buildkite = Some(BuildkiteSettings {
+            api_url: api_url.parse().expect("a URL"),
+            token: Some(token.to_owned()),
+        });
         self
     }
 
@@ -99,6 +109,7 @@ impl TestAppBuilder {
         config.oidc = self.oidc;
         config.event_stream = self.event_stream;
         config.hooks = self.hooks;
+        config.buildkite = self.buildkite;
         config.status_secret = Some(STATUS_SECRET.to_owned());
         let (shutdown, server) = serve(listener, config.clone());
         let app = TestApp {
@@ -158,6 +169,7 @@ impl TestApp {
                 allowed_hosts: vec!["loopback".into()],
                 ..HooksSettings::default()
             },
+            buildkite: None,
         }
     }
 

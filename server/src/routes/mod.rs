@@ -3,6 +3,8 @@
 
 mod activity;
 mod branches;
+mod ci;
+mod ci_webhook;
 mod code;
 mod credentials;
 mod deployments;
@@ -150,6 +152,12 @@ pub fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(hooks::deliveries))
         .routes(routes!(hooks::redeliver))
         .routes(routes!(hooks::replay))
+        .routes(routes!(ci::overview))
+        .routes(routes!(ci::connect))
+        .routes(routes!(ci::disconnect))
+        .routes(routes!(ci::builds))
+        .routes(routes!(ci::build))
+        .routes(routes!(ci_webhook::receive))
         .routes(routes!(needs::list))
         .routes(routes!(presence::machines))
         .routes(routes!(presence::list))

@@ -8,6 +8,7 @@
 
 pub mod access_cache;
 pub mod branches;
+pub mod ci;
 pub mod credentials;
 pub mod deployments;
 pub mod device;

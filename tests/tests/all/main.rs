@@ -15,6 +15,7 @@ mod activity;
 mod api_basics;
 mod branches;
 mod browser;
+mod ci;
 mod cli;
 mod cli_branches;
 mod cli_hooks;
