@@ -2,6 +2,7 @@
 //! SQLite or, when `SVC_TEST_DATABASE_URL` is set, on a fresh PostgreSQL database.
 
 pub mod browser;
+pub mod fake_buildkite;
 pub mod fake_oidc;
 pub mod git;
 pub mod laptop;

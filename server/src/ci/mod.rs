@@ -3,6 +3,7 @@
 //! `app: buildkite`) in one transaction before the receiver answers, so the merge gate,
 //! the needs-you list and the branch checks see CI with no extra work.
 
+pub mod buildkite;
 pub mod signature;
 pub mod states;
 

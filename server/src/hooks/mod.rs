@@ -2,6 +2,7 @@
 //! transaction ([`enqueue`], called by `record::append` for every ref event), and the
 //! worker that sends them ([`worker`]).
 
+pub mod ci_build;
 pub mod send;
 pub mod target;
 pub mod tokens;

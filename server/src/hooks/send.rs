@@ -78,13 +78,27 @@ pub async fn body(state: &AppState, hook: &HookRow, d: &DeliveryRow) -> store::R
     body["monorepo"] = json!(label);
     let clone_url = crate::views::clone_url(&state.config, &monorepo, &repo);
     body["clone_url"] = json!(clone_url);
-    let (read, read_exp) = tokens::mint_read(tx.h(), &repo.id, &hook.id, now).await?;
+    let ttl = if hook.kind == "ci" {
+        tokens::CI_READ_TOKEN_MS
+    } else {
+        tokens::READ_TOKEN_MS
+    };
+    let (read, read_exp) = tokens::mint_read(tx.h(), &repo.id, &hook.id, now, ttl).await?;
     tx.commit().await?;
     body["read_token"] = json!(read);
     body["read_token_expires_at"] = json!(stamp(read_exp));
     let base = state.config.base();
     let repo_url = format!("{base}/v1/monorepos/{label}/repos/{}", repo.name);
-    let head = body["head"].as_str().unwrap_or(ZERO_SHA).to_owned();
+    // A CI hook builds a merge on main: its status token is for the merge commit.
+    let head = match (hook.kind.as_str(), d.event.as_str()) {
+        ("ci", "merged") => {
+            body["main_branch"] = json!(repo.default_branch);
+            body["merge_commit"].as_str()
+        }
+        _ => body["head"].as_str(),
+    }
+    .unwrap_or(ZERO_SHA)
+    .to_owned();
     let branch = body["branch"].as_str().map(str::to_owned);
     if let Some(branch) = branch.filter(|_| head != ZERO_SHA) {
         let encoded = branch.replace('/', "%2F");

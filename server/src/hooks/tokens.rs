@@ -14,20 +14,24 @@ use crate::store::{self, H, hooks};
 
 /// How long a read token works.
 pub const READ_TOKEN_MS: i64 = 30 * 60 * 1000;
+/// How long a CI hook's read token works: at least 24 hours, for builds that queue.
+pub const CI_READ_TOKEN_MS: i64 = 25 * 3600 * 1000;
 /// How long a status token works.
 pub const STATUS_TOKEN_MS: i64 = 24 * 3600 * 1000;
 pub const READ_PREFIX: &str = "svcr_";
 pub const STATUS_PREFIX: &str = "svcs_";
 
-/// Mints a read token for `repo_id` on behalf of `hook_id`; answers it and its expiry.
+/// Mints a read token for `repo_id` on behalf of `hook_id`, working `ttl_ms`; answers it
+/// and its expiry.
 pub async fn mint_read(
     h: H<'_>,
     repo_id: &str,
     hook_id: &str,
     now: i64,
+    ttl_ms: i64,
 ) -> store::Result<(String, i64)> {
     let token = format!("{READ_PREFIX}{}", crate::token::new_secret());
-    let expires_at = now + READ_TOKEN_MS;
+    let expires_at = now + ttl_ms;
     hooks::insert_read_token(h, &crate::token::hash(&token), repo_id, hook_id, expires_at).await?;
     Ok((token, expires_at))
 }

@@ -27,7 +27,13 @@ const IDLE: Duration = Duration::from_secs(30);
 /// Runs the worker until the runtime stops.
 pub async fn run(state: AppState) {
     let policy = Arc::new(Policy::new(&state.config.hooks.allowed_hosts));
-    let client = send::client(policy);
+    let clients = Clients {
+        web: send::client(policy),
+        ci: reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .unwrap_or_default(),
+    };
     let mut bell = state.live.bell();
     let mut last_prune = 0;
     loop {
@@ -42,7 +48,7 @@ pub async fn run(state: AppState) {
         };
         let full = taken.len() as i64 >= BATCH;
         for (d, lease) in taken {
-            tokio::spawn(try_one(state.clone(), client.clone(), d, lease));
+            tokio::spawn(try_one(state.clone(), clients.clone(), d, lease));
         }
         if now - last_prune > 60_000 {
             last_prune = now;
@@ -100,8 +106,16 @@ async fn prune_tokens(state: &AppState, now: i64) {
     }
 }
 
+/// The HTTP clients of tries: web hooks' (the host policy's resolver, no redirects) and
+/// the CI service's (the operator's own settings name it).
+#[derive(Clone)]
+struct Clients {
+    web: reqwest::Client,
+    ci: reqwest::Client,
+}
+
 /// One try: build, send, record the outcome and the next due time.
-async fn try_one(state: AppState, client: reqwest::Client, d: DeliveryRow, lease: i64) {
+async fn try_one(state: AppState, clients: Clients, d: DeliveryRow, lease: i64) {
     let hook = {
         let Ok(mut conn) = state.store.read().await else {
             return;
@@ -114,9 +128,12 @@ async fn try_one(state: AppState, client: reqwest::Client, d: DeliveryRow, lease
     };
     let at = now_ms();
     let outcome = match send::body(&state, &hook, &d).await {
+        Ok(body) if hook.kind == "ci" => {
+            super::ci_build::start(&state, &clients.ci, &hook, &d, &body).await
+        }
         Ok(body) => {
             let bytes = serde_json::to_vec(&body).unwrap_or_default();
-            send::post(&client, &hook, &d, &bytes).await
+            send::post(&clients.web, &hook, &d, &bytes).await
         }
         Err(e) => Outcome {
             status: None,

@@ -120,32 +120,65 @@ pub async fn create(
         path.access(conn.h(), &caller, Need::Own).await?
     };
     let bad = |m: String| ApiError::bad_request(ErrorCode::BadRequest, m);
-    if body.kind == HookKind::Ci {
-        return Err(ApiError::bad_request(
-            ErrorCode::CiNotConfigured,
-            "this server has no CI settings ([ci.buildkite] in its configuration)",
-        ));
-    }
-    let url = body
-        .url
-        .as_deref()
-        .ok_or_else(|| bad("a web hook needs a url".into()))?;
-    if url.len() > 2000 {
-        return Err(bad("a hook url is at most 2,000 characters".into()));
-    }
-    let policy = Arc::new(Policy::new(&state.config.hooks.allowed_hosts));
-    let url = policy.check_url(url).await.map_err(bad)?;
+    let ci = body.kind == HookKind::Ci;
+    let (url, app, pipeline) = if ci {
+        if state.config.buildkite.is_none() {
+            return Err(ApiError::bad_request(
+                ErrorCode::CiNotConfigured,
+                "this server has no CI settings ([ci.buildkite] or SVC_BUILDKITE_TOKEN)",
+            ));
+        }
+        if body.url.is_some() {
+            return Err(bad(
+                "a CI hook has no url: it starts builds of its pipeline".into(),
+            ));
+        }
+        let app = body
+            .app
+            .clone()
+            .unwrap_or_else(|| crate::ci::BUILDKITE.into());
+        if app != crate::ci::BUILDKITE {
+            return Err(bad("a CI hook's app is buildkite".into()));
+        }
+        let slug = |s: &str| {
+            !s.is_empty()
+                && s.len() <= 100
+                && s.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        };
+        let pipeline = body
+            .pipeline
+            .as_deref()
+            .filter(|p| p.split_once('/').is_some_and(|(o, s)| slug(o) && slug(s)))
+            .ok_or_else(
+                || bad("a CI hook names its pipeline as <ci org>/<pipeline slug>".into()),
+            )?;
+        (None, Some(app), Some(pipeline.to_ascii_lowercase()))
+    } else {
+        let url = body
+            .url
+            .as_deref()
+            .ok_or_else(|| bad("a web hook needs a url".into()))?;
+        if url.len() > 2000 {
+            return Err(bad("a hook url is at most 2,000 characters".into()));
+        }
+        let policy = Arc::new(Policy::new(&state.config.hooks.allowed_hosts));
+        let url = policy.check_url(url).await.map_err(bad)?;
+        (Some(url.to_string()), None, None)
+    };
     let secret = match body.secret {
         Some(s) if (16..=256).contains(&s.chars().count()) && !s.chars().any(char::is_control) => s,
         Some(_) => return Err(bad("a hook secret is 16 to 256 characters".into())),
         None => crate::token::new_secret(),
     };
+    // A CI hook builds pushes and merges; a web hook may ask for any event.
+    let allowed: &[&str] = if ci { &["push", "merged"] } else { &EVENTS };
     let mut events: Vec<String> = Vec::new();
     for e in body.events.unwrap_or_else(|| vec!["push".into()]) {
-        if !EVENTS.contains(&e.as_str()) {
+        if !allowed.contains(&e.as_str()) {
             return Err(bad(format!(
-                "{e:?} is not a hook event: {}",
-                EVENTS.join(", ")
+                "{e:?} is not an event of this hook: {}",
+                allowed.join(", ")
             )));
         }
         if !events.contains(&e) {
@@ -158,12 +191,12 @@ pub async fn create(
     let row = HookRow {
         id: crate::token::new_id("h_"),
         monorepo_id: access.monorepo.id.clone(),
-        kind: "web".into(),
-        url: Some(url.to_string()),
+        kind: if ci { "ci" } else { "web" }.into(),
+        url,
         secret: secret.clone(),
         events: events.join(","),
-        app: None,
-        pipeline: None,
+        app,
+        pipeline,
         active: true,
         created_by: caller.login.clone(),
         created_at: now_ms(),

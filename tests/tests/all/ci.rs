@@ -384,3 +384,142 @@ async fn forged_stale_and_oversized_webhooks_are_refused_and_disconnect_keeps_ch
             .unwrap();
     assert_eq!(r.status(), StatusCode::NOT_FOUND, "its builds go");
 }
+
+/// A CI hook starts a build on the service for each push and merge, with the
+/// specification's environment and meta_data; a failed create is a failed try.
+#[tokio::test]
+async fn a_ci_hook_starts_builds_with_their_environment() {
+    let fake = svc_tests::fake_buildkite::FakeBuildkite::start().await;
+    let builder = TestApp::builder().buildkite(&fake.api_url, "bk-token");
+    let c = svc_tests::Cloned::with(builder, "mono", "app").await;
+    c.git.commit(&c.work, "first", &[("a.txt", b"one\n")]);
+    c.git.ok(&c.work, &["push", "-q", "origin", "main"]);
+    let r = c
+        .app
+        .as_user(Method::POST, &format!("{M}/hooks"), &c.token)
+        .json(&json!({"kind": "ci", "pipeline": "acme/pipe", "events": ["push", "merged", "tag"]}))
+        .send()
+        .await
+        .unwrap();
+    expect_error(r, StatusCode::BAD_REQUEST, "bad_request").await;
+    let r = c
+        .app
+        .as_user(Method::POST, &format!("{M}/hooks"), &c.token)
+        .json(&json!({"kind": "ci", "pipeline": "acme/pipe", "events": ["push", "merged"]}))
+        .send()
+        .await
+        .unwrap();
+    let hook: Value = expect_json(r, StatusCode::CREATED).await;
+    assert_eq!(
+        (hook["app"].as_str(), hook["url"].as_str()),
+        (Some("buildkite"), None)
+    );
+
+    fake.answer(&[500]);
+    c.git.ok(&c.work, &["checkout", "-q", "-b", "topic"]);
+    let head = c.git.commit(&c.work, "Topic work", &[("b.txt", b"b\n")]);
+    c.git.ok(&c.work, &["push", "-q", "origin", "topic"]);
+    let got = fake.wait_for(1).await;
+    assert_eq!(got[0].authorization, "Bearer bk-token");
+    let hook_id = hook["id"].as_str().unwrap();
+    let mut d = Value::Null;
+    for _ in 0..100 {
+        let list = c
+            .app
+            .get_json(&c.token, &format!("{M}/hooks/{hook_id}/deliveries"))
+            .await;
+        d = list["items"][0].clone();
+        if d["attempts"] == 1 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_eq!(
+        (d["state"].as_str(), d["tries"][0]["status"].as_u64()),
+        (Some("pending"), Some(500))
+    );
+    // The retry, 10 s later, creates it.
+    let got = fake.wait_for(2).await;
+    let b = &got[1];
+    assert_eq!((b.org.as_str(), b.pipeline.as_str()), ("acme", "pipe"));
+    assert_eq!(b.body["commit"], head.as_str());
+    assert_eq!(b.body["branch"], "topic");
+    assert_eq!(b.body["message"], "Topic work");
+    let env = &b.body["env"];
+    for key in [
+        "SVC_CLONE_URL",
+        "SVC_READ_TOKEN",
+        "SVC_STATUS_URL",
+        "SVC_STATUS_TOKEN",
+        "SVC_MONOREPO",
+        "SVC_REPO",
+        "SVC_BRANCH",
+        "SVC_HEAD",
+        "SVC_DELIVERY",
+        "SVC_SEQ",
+    ] {
+        assert!(env[key].is_string(), "{key} in {env}");
+    }
+    assert_eq!(
+        (env["SVC_MONOREPO"].as_str(), env["SVC_REPO"].as_str()),
+        (Some("ann/mono"), Some("app"))
+    );
+    assert_eq!(env["SVC_HEAD"], head.as_str());
+    let meta = &b.body["meta_data"];
+    assert_eq!(meta["svc_repo"], "app");
+    assert!(meta["svc_monorepo"].as_str().unwrap().starts_with("m_"));
+    assert_eq!(meta["svc_delivery"], env["SVC_DELIVERY"]);
+
+    // Its status token posts as the CI app; its read token clones.
+    let r = c
+        .app
+        .client
+        .post(env["SVC_STATUS_URL"].as_str().unwrap())
+        .bearer_auth(env["SVC_STATUS_TOKEN"].as_str().unwrap())
+        .json(&json!({"context": "buildkite/pipe", "state": "success"}))
+        .send()
+        .await
+        .unwrap();
+    let s: Value = expect_json(r, StatusCode::CREATED).await;
+    assert_eq!(
+        (s["creator"].as_str(), s["app"].as_str()),
+        (Some("app:buildkite"), Some("buildkite"))
+    );
+    let header = format!(
+        "http.extraHeader=Authorization: Bearer {}",
+        env["SVC_READ_TOKEN"].as_str().unwrap()
+    );
+    let out = c.git.run(
+        c.git.home.path(),
+        &[
+            "-c",
+            "credential.helper=",
+            "-c",
+            &header,
+            "clone",
+            "-q",
+            env["SVC_CLONE_URL"].as_str().unwrap(),
+            "ci",
+        ],
+    );
+    assert!(out.status.success(), "{}", svc_tests::git::all_output(&out));
+
+    // A merge builds main's merge commit on main; a deleted branch builds nothing.
+    let r = c
+        .app
+        .as_user(Method::POST, &format!("{R}/branches/topic/merge"), &c.token)
+        .send()
+        .await
+        .unwrap();
+    let merged: Value = expect_json(r, StatusCode::OK).await;
+    let got = fake.wait_for(3).await;
+    assert_eq!(got[2].body["commit"], merged["sha"]);
+    assert_eq!(got[2].body["branch"], "main");
+    c.git
+        .ok(&c.work, &["push", "-q", "origin", "HEAD:refs/heads/gone"]);
+    fake.wait_for(4).await;
+    c.git
+        .ok(&c.work, &["push", "-q", "origin", ":refs/heads/gone"]);
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    assert_eq!(fake.created().len(), 4, "no build of a deleted branch");
+}

@@ -1,0 +1,98 @@
+//! A CI hook's try: start a build on the CI service with the delivery's commit, branch
+//! and message, the specification's `SVC_*` environment and `meta_data`. A failed create
+//! is a failed try, retried on the schedule like a web hook's.
+
+use serde_json::{Value, json};
+
+use super::send::Outcome;
+use crate::ci::buildkite;
+use crate::state::AppState;
+use crate::store::hooks::{DeliveryRow, HookRow};
+
+/// Starts the build `body` (a delivery body completed for this try) asks for.
+pub async fn start(
+    state: &AppState,
+    client: &reqwest::Client,
+    hook: &HookRow,
+    d: &DeliveryRow,
+    body: &Value,
+) -> Outcome {
+    let started = std::time::Instant::now();
+    let failed = |status: Option<u16>, error: String| Outcome {
+        status,
+        duration_ms: i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX),
+        error: Some(error),
+    };
+    let Some(settings) = &state.config.buildkite else {
+        return failed(None, "this server has no Buildkite settings".into());
+    };
+    let Some((org, pipeline)) = hook.pipeline.as_deref().and_then(|p| p.split_once('/')) else {
+        return failed(None, "the hook names no <org>/<pipeline>".into());
+    };
+    let merged = d.event == "merged";
+    let text = |k: &str| body[k].as_str().unwrap_or_default().to_owned();
+    let (commit, branch) = if merged {
+        (text("merge_commit"), text("main_branch"))
+    } else {
+        (text("head"), text("branch"))
+    };
+    let message = match body["title"].as_str().filter(|t| !t.is_empty()) {
+        Some(title) => title.to_owned(),
+        None => commit_title(state, d, &commit)
+            .await
+            .unwrap_or_else(|| format!("{} {branch}", d.event)),
+    };
+    let env = json!({
+        "SVC_CLONE_URL": body["clone_url"],
+        "SVC_READ_TOKEN": body["read_token"],
+        "SVC_STATUS_URL": body["status_url"],
+        "SVC_STATUS_TOKEN": body["status_token"],
+        "SVC_MONOREPO": body["monorepo"],
+        "SVC_REPO": body["repo"],
+        "SVC_BRANCH": branch,
+        "SVC_HEAD": commit,
+        "SVC_DELIVERY": d.id,
+        "SVC_SEQ": d.seq.map(|s| s.to_string()),
+    });
+    let request = json!({
+        "commit": commit,
+        "branch": branch,
+        "message": message,
+        "author": {"name": body["pusher"]},
+        "env": env,
+        "meta_data": {
+            "svc_delivery": d.id,
+            "svc_monorepo": body["monorepo_id"],
+            "svc_repo": body["repo"],
+        },
+    });
+    match buildkite::create_build(client, settings, org, pipeline, &request).await {
+        Ok((status, _)) => Outcome {
+            status: Some(status),
+            duration_ms: i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX),
+            error: None,
+        },
+        Err(f) => failed(f.status, f.message),
+    }
+}
+
+/// The first line of the commit's message, read from git.
+async fn commit_title(state: &AppState, d: &DeliveryRow, sha: &str) -> Option<String> {
+    let repo = {
+        let mut conn = state.store.read().await.ok()?;
+        crate::store::repos::by_id(conn.h(), d.repo_id.as_deref()?)
+            .await
+            .ok()??
+    };
+    let sha = sha.to_owned();
+    state
+        .git(&repo, move |git| {
+            let Some(id) = git.commit_exists(&sha)? else {
+                return Ok::<_, crate::error::ApiError>(None);
+            };
+            Ok(Some(git.commit(id)?.title))
+        })
+        .await
+        .ok()
+        .flatten()
+}
