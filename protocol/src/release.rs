@@ -206,7 +206,7 @@ pub struct MainSummary {
     pub checks: Option<Checks>,
     /// The checks state, or `not_built` when nothing reported and nothing is required.
     pub build_state: String,
-    /// The newest CI build on main (none until CI is connected).
+    /// The newest CI build on main (a CiBuild; none until CI reports one).
     #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
     pub build: Option<serde_json::Value>,
 }

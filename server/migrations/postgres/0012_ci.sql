@@ -36,6 +36,7 @@ CREATE TABLE ci_builds (
 );
 CREATE INDEX ci_builds_newest ON ci_builds (connection_id, created_at);
 CREATE INDEX ci_builds_number ON ci_builds (connection_id, pipeline, number);
+CREATE INDEX ci_builds_branch ON ci_builds (repo_id, branch, created_at);
 
 CREATE TABLE ci_jobs (
     connection_id TEXT NOT NULL,

@@ -15,7 +15,7 @@ use crate::state::AppState;
 use crate::store::releases as rows;
 
 /// The repo's main (its head, the head's checks or `not_built`, the newest CI build on
-/// main) and its latest published release.
+/// main, a CiBuild, or null) and its latest published release.
 #[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/summary", tag = "releases",
     params(RepoPath),
     responses((status = 200, body = RepoSummary), (status = 404, body = ApiErrorBody)))]
@@ -41,13 +41,16 @@ pub async fn get(
         }
         None => None,
     };
+    let build = crate::store::ci::newest_on_branch(conn.h(), &repo.id, &repo.default_branch)
+        .await?
+        .map(|b| serde_json::json!(crate::ci::build_view(&b, Some(&repo.name), None)));
     Ok(Json(RepoSummary {
         repo: repo.name.clone(),
         main: MainSummary {
             commit: repo.default_head.clone(),
             checks,
             build_state,
-            build: None,
+            build,
         },
         release,
     }))

@@ -183,3 +183,13 @@ pub async fn lock_connection(h: H<'_>, id: &str) -> Result<()> {
         .bind(id).execute(db).await?.rows_affected());
     Ok(())
 }
+
+/// The newest build of `branch` in the repo (getRepoSummary's build on main).
+pub async fn newest_on_branch(h: H<'_>, repo_id: &str, branch: &str) -> Result<Option<BuildRow>> {
+    let sql = format!(
+        "SELECT {BUILD} FROM ci_builds WHERE repo_id = $1 AND branch = $2 ORDER BY created_at DESC, id DESC LIMIT 1"
+    );
+    Ok(
+        on!(h, db => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(repo_id).bind(branch).fetch_optional(db).await?),
+    )
+}

@@ -269,11 +269,23 @@ async fn webhooks_move_builds_forward_and_their_status_gates_the_merge() {
             .send()
             .await
             .unwrap();
+    let merged: Value = expect_json(merge, StatusCode::OK).await;
+
+    // A build of main shows in the repo's summary.
+    let summary = w.c.app.get_json(&w.c.token, &format!("{R}/summary")).await;
+    assert_eq!(summary["main"]["build"], Value::Null);
+    let mut main_build = w.build("running");
+    main_build["id"] = json!("b-main");
+    main_build["branch"] = json!("main");
+    main_build["commit"] = merged["sha"].clone();
+    let body = json!({"event": "build.running", "build": main_build, "pipeline": {"slug": "pipe"}});
     assert_eq!(
-        merge.status(),
-        StatusCode::OK,
-        "the passed build lets it merge"
+        w.signed("build.running", &body, t + 5).await.status(),
+        StatusCode::OK
     );
+    let summary = w.c.app.get_json(&w.c.token, &format!("{R}/summary")).await;
+    assert_eq!(summary["main"]["build"]["id"], "b-main");
+    assert_eq!(summary["main"]["build"]["state"], "running");
 }
 
 #[tokio::test]
