@@ -197,3 +197,14 @@ pub struct CiOverview {
     pub pipelines: Vec<CiPipeline>,
     pub required_checks: Vec<RepoRequiredChecks>,
 }
+
+/// `POST {m}/ci/pipelines/{pipeline}/builds`: build a branch's head as stored.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct StartCiBuild {
+    pub branch: String,
+    /// The repo of the branch; may be left out when the monorepo has one repo.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repo: Option<String>,
+}

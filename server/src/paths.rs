@@ -656,3 +656,22 @@ pub struct CiWebhookPath {
     /// The connection's id, from its `webhook_url`.
     pub connection_id: String,
 }
+
+/// `/v1/monorepos/{owner}/{monorepo}/ci/pipelines/{pipeline}`.
+#[derive(Debug, Clone, Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct CiPipelinePath {
+    /// The namespace: a person's or an organization's login (any case).
+    pub owner: String,
+    /// The monorepo's name (any case); an old label answers the current monorepo.
+    pub monorepo: String,
+    /// The pipeline's slug.
+    pub pipeline: String,
+}
+
+impl CiPipelinePath {
+    /// The monorepo, when the caller may do `need` in it.
+    pub async fn access(&self, h: H<'_>, caller: &Caller, need: Need) -> ApiResult<Access> {
+        authz::monorepo(h, caller, &self.owner, &self.monorepo, need).await
+    }
+}

@@ -51,7 +51,8 @@ CREATE INDEX hook_tries_delivery ON hook_tries (delivery_id, at);
 CREATE TABLE hook_read_tokens (
     token_hash BYTEA PRIMARY KEY,
     repo_id    TEXT NOT NULL REFERENCES repos (id) ON DELETE CASCADE,
-    hook_id    TEXT NOT NULL REFERENCES hooks (id) ON DELETE CASCADE,
+    -- The hook whose delivery carried it; none for a build started by hand.
+    hook_id    TEXT REFERENCES hooks (id) ON DELETE CASCADE,
     expires_at BIGINT NOT NULL
 );
 CREATE INDEX hook_read_tokens_expiry ON hook_read_tokens (expires_at);

@@ -42,29 +42,21 @@ pub async fn start(
             .await
             .unwrap_or_else(|| format!("{} {branch}", d.event)),
     };
-    let env = json!({
-        "SVC_CLONE_URL": body["clone_url"],
-        "SVC_READ_TOKEN": body["read_token"],
-        "SVC_STATUS_URL": body["status_url"],
-        "SVC_STATUS_TOKEN": body["status_token"],
-        "SVC_MONOREPO": body["monorepo"],
-        "SVC_REPO": body["repo"],
-        "SVC_BRANCH": branch,
-        "SVC_HEAD": commit,
-        "SVC_DELIVERY": d.id,
-        "SVC_SEQ": d.seq.map(|s| s.to_string()),
-    });
-    let request = json!({
-        "commit": commit,
-        "branch": branch,
-        "message": message,
-        "author": {"name": body["pusher"]},
-        "env": env,
-        "meta_data": {
-            "svc_delivery": d.id,
-            "svc_monorepo": body["monorepo_id"],
-            "svc_repo": body["repo"],
-        },
+    let str_of = |v: &Value| v.as_str().map(str::to_owned);
+    let request = request(&Fields {
+        clone_url: text("clone_url"),
+        read_token: text("read_token"),
+        status_url: str_of(&body["status_url"]),
+        status_token: str_of(&body["status_token"]),
+        monorepo: text("monorepo"),
+        monorepo_id: text("monorepo_id"),
+        repo: text("repo"),
+        branch,
+        head: commit,
+        delivery: d.id.clone(),
+        seq: d.seq,
+        message,
+        author: str_of(&body["pusher"]),
     });
     match buildkite::create_build(client, settings, org, pipeline, &request).await {
         Ok((status, _)) => Outcome {
@@ -74,6 +66,52 @@ pub async fn start(
         },
         Err(f) => failed(f.status, f.message),
     }
+}
+
+/// What a build is started with.
+pub struct Fields {
+    pub clone_url: String,
+    pub read_token: String,
+    pub status_url: Option<String>,
+    pub status_token: Option<String>,
+    /// The monorepo's label, and its id.
+    pub monorepo: String,
+    pub monorepo_id: String,
+    pub repo: String,
+    pub branch: String,
+    pub head: String,
+    pub delivery: String,
+    pub seq: Option<i64>,
+    pub message: String,
+    pub author: Option<String>,
+}
+
+/// Buildkite's create-build body: commit, branch, message, the `SVC_*` environment and
+/// `meta_data` (`svc_delivery`, `svc_monorepo` (the id), `svc_repo`).
+pub fn request(f: &Fields) -> Value {
+    json!({
+        "commit": f.head,
+        "branch": f.branch,
+        "message": f.message,
+        "author": {"name": f.author},
+        "env": {
+            "SVC_CLONE_URL": f.clone_url,
+            "SVC_READ_TOKEN": f.read_token,
+            "SVC_STATUS_URL": f.status_url,
+            "SVC_STATUS_TOKEN": f.status_token,
+            "SVC_MONOREPO": f.monorepo,
+            "SVC_REPO": f.repo,
+            "SVC_BRANCH": f.branch,
+            "SVC_HEAD": f.head,
+            "SVC_DELIVERY": f.delivery,
+            "SVC_SEQ": f.seq.map(|s| s.to_string()),
+        },
+        "meta_data": {
+            "svc_delivery": f.delivery,
+            "svc_monorepo": f.monorepo_id,
+            "svc_repo": f.repo,
+        },
+    })
 }
 
 /// The first line of the commit's message, read from git.

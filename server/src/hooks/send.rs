@@ -83,7 +83,7 @@ pub async fn body(state: &AppState, hook: &HookRow, d: &DeliveryRow) -> store::R
     } else {
         tokens::READ_TOKEN_MS
     };
-    let (read, read_exp) = tokens::mint_read(tx.h(), &repo.id, &hook.id, now, ttl).await?;
+    let (read, read_exp) = tokens::mint_read(tx.h(), &repo.id, Some(&hook.id), now, ttl).await?;
     tx.commit().await?;
     body["read_token"] = json!(read);
     body["read_token_expires_at"] = json!(stamp(read_exp));

@@ -21,12 +21,12 @@ pub const STATUS_TOKEN_MS: i64 = 24 * 3600 * 1000;
 pub const READ_PREFIX: &str = "svcr_";
 pub const STATUS_PREFIX: &str = "svcs_";
 
-/// Mints a read token for `repo_id` on behalf of `hook_id`, working `ttl_ms`; answers it
-/// and its expiry.
+/// Mints a read token for `repo_id` on behalf of `hook_id` (none: a build started by
+/// hand), working `ttl_ms`; answers it and its expiry.
 pub async fn mint_read(
     h: H<'_>,
     repo_id: &str,
-    hook_id: &str,
+    hook_id: Option<&str>,
     now: i64,
     ttl_ms: i64,
 ) -> store::Result<(String, i64)> {

@@ -7,18 +7,19 @@ use svc_protocol::ApiErrorBody;
 use svc_protocol::ErrorCode;
 use svc_protocol::ci::{
     CiBuild, CiBuildList, CiConnection, CiOverview, CiPipeline, CreateCiConnection,
-    CreatedCiConnection, RepoRequiredChecks,
+    CreatedCiConnection, RepoRequiredChecks, StartCiBuild,
 };
 use utoipa::IntoParams;
 
 use crate::auth::Caller;
 use crate::authz::Need;
 use crate::checks::{Required, required};
+use crate::ci::signature::Checked;
 use crate::ci::{BUILDKITE, build_view, job_view};
 use crate::config::Config;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Json, Path, Query};
-use crate::paths::{CiItemPath, MonorepoPath};
+use crate::paths::{CiItemPath, CiPipelinePath, MonorepoPath};
 use crate::state::AppState;
 use crate::store::ci::{self, ConnectionRow};
 use crate::store::{events, now_ms, repos, time_of};
@@ -296,4 +297,162 @@ pub async fn build(
         repo.as_deref(),
         Some(jobs.iter().map(job_view).collect()),
     )))
+}
+
+/// `?connection=`.
+#[derive(Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct StartQuery {
+    /// The connection whose pipeline this is, when two share its slug.
+    connection: Option<String>,
+}
+
+/// Starts a build of a branch's head as stored (any member), with the commit's title as
+/// its message and the environment of a push delivery (a fresh read token and status
+/// token); the build is recorded at once.
+#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/ci/pipelines/{pipeline}/builds", tag = "ci",
+    params(CiPipelinePath, StartQuery), request_body = StartCiBuild,
+    responses((status = 201, body = CiBuild), (status = 400, body = ApiErrorBody, description = "bad_request, ci_not_configured"),
+        (status = 404, body = ApiErrorBody, description = "no such connection, repo or branch"),
+        (status = 502, body = ApiErrorBody, description = "provider_error: the CI service refused or did not answer")))]
+pub async fn start(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(path): Path<CiPipelinePath>,
+    Query(q): Query<StartQuery>,
+    Json(body): Json<StartCiBuild>,
+) -> ApiResult<(StatusCode, Json<CiBuild>)> {
+    let Some(settings) = state.config.buildkite.clone() else {
+        return Err(ApiError::bad_request(
+            ErrorCode::CiNotConfigured,
+            "this server has no Buildkite settings",
+        ));
+    };
+    let bad = |m: &str| ApiError::bad_request(ErrorCode::BadRequest, m);
+    let (access, connection, repo, head) = {
+        let mut conn = state.store.read().await?;
+        let access = path.access(conn.h(), &caller, Need::Write).await?;
+        let all = ci::connections(conn.h(), &access.monorepo.id).await?;
+        let connection = match q.connection.as_deref() {
+            Some(id) => all.into_iter().find(|c| c.id == id),
+            None if all.len() > 1 => {
+                return Err(bad(
+                    "the monorepo has several CI connections: name one with ?connection=",
+                ));
+            }
+            None => all.into_iter().next(),
+        }
+        .ok_or_else(|| ApiError::not_found("CI connection"))?;
+        let repos = repos::all(conn.h(), &access.monorepo.id).await?;
+        let mut visible = repos.into_iter().filter(|r| !r.is_meta);
+        let repo = match body.repo.as_deref() {
+            Some(name) => visible.find(|r| r.name == name.to_ascii_lowercase()),
+            None => {
+                let first = visible.next();
+                if visible.next().is_some() {
+                    return Err(bad("the monorepo has several repos: name one in `repo`"));
+                }
+                first
+            }
+        }
+        .ok_or_else(|| ApiError::not_found("repo"))?;
+        let head = if body.branch == repo.default_branch {
+            repo.default_head
+                .clone()
+                .ok_or_else(|| ApiError::not_found("main"))?
+        } else {
+            crate::paths::live_branch(conn.h(), &repo, &body.branch)
+                .await?
+                .head
+        };
+        (access, connection, repo, head)
+    };
+    let sha = head.clone();
+    let message = state
+        .git(&repo, move |git| {
+            let id = git
+                .commit_exists(&sha)?
+                .ok_or_else(|| ApiError::not_found("commit"))?;
+            Ok::<_, ApiError>(git.commit(id)?.title)
+        })
+        .await?;
+    let now = now_ms();
+    let (read, _) = {
+        let mut tx = state.store.begin().await?;
+        let minted = crate::hooks::tokens::mint_read(
+            tx.h(),
+            &repo.id,
+            None,
+            now,
+            crate::hooks::tokens::CI_READ_TOKEN_MS,
+        )
+        .await?;
+        tx.commit().await?;
+        minted
+    };
+    let label = access.monorepo.label();
+    let repo_url = format!(
+        "{}/v1/monorepos/{label}/repos/{}",
+        state.config.base(),
+        repo.name
+    );
+    let status_token = state.config.status_secret.as_deref().map(|secret| {
+        crate::hooks::tokens::sign_status(
+            secret,
+            &crate::hooks::tokens::StatusGrant {
+                repo: repo.id.clone(),
+                sha: head.clone(),
+                creator: format!("app:{BUILDKITE}"),
+                app: Some(BUILDKITE.into()),
+                exp: now + crate::hooks::tokens::STATUS_TOKEN_MS,
+            },
+        )
+    });
+    let start_id = crate::token::new_id("start_");
+    let request = crate::hooks::ci_build::request(&crate::hooks::ci_build::Fields {
+        clone_url: crate::views::clone_url(&state.config, &access.monorepo, &repo),
+        read_token: read,
+        status_url: status_token
+            .as_ref()
+            .map(|_| format!("{repo_url}/statuses/{head}")),
+        status_token,
+        monorepo: label,
+        monorepo_id: access.monorepo.id.clone(),
+        repo: repo.name.clone(),
+        branch: body.branch.clone(),
+        head: head.clone(),
+        delivery: start_id,
+        seq: None,
+        message,
+        author: Some(caller.login.clone()),
+    });
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap_or_default();
+    let (org, slug) = (
+        connection.organization.clone(),
+        path.pipeline.to_ascii_lowercase(),
+    );
+    let (_, answer) = crate::ci::buildkite::create_build(&client, &settings, &org, &slug, &request)
+        .await
+        .map_err(|f| ApiError::new(StatusCode::BAD_GATEWAY, ErrorCode::ProviderError, f.message))?;
+    let event = serde_json::json!({"build": answer, "pipeline": {"slug": slug}});
+    crate::ci::apply(
+        &state,
+        &connection,
+        "build.scheduled",
+        &event,
+        Checked::Token,
+    )
+    .await?;
+    let id = answer["id"].as_str().unwrap_or_default();
+    let mut conn = state.store.read().await?;
+    let b = ci::build(conn.h(), &connection.id, id)
+        .await?
+        .ok_or_else(|| ApiError::internal("the started build was not recorded"))?;
+    Ok((
+        StatusCode::CREATED,
+        Json(build_view(&b, Some(&repo.name), Some(Vec::new()))),
+    ))
 }

@@ -157,6 +157,7 @@ pub fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(ci::disconnect))
         .routes(routes!(ci::builds))
         .routes(routes!(ci::build))
+        .routes(routes!(ci::start))
         .routes(routes!(ci_webhook::receive))
         .routes(routes!(needs::list))
         .routes(routes!(presence::machines))

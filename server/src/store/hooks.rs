@@ -249,7 +249,7 @@ pub async fn insert_read_token(
     h: H<'_>,
     hash: &[u8],
     repo_id: &str,
-    hook_id: &str,
+    hook_id: Option<&str>,
     expires_at: i64,
 ) -> Result<()> {
     on!(h, c => sqlx::query(

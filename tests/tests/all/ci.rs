@@ -535,3 +535,68 @@ async fn a_ci_hook_starts_builds_with_their_environment() {
     tokio::time::sleep(std::time::Duration::from_millis(500)).await;
     assert_eq!(fake.created().len(), 4, "no build of a deleted branch");
 }
+
+/// startCiBuild builds a branch's head as stored, and records the build at once.
+#[tokio::test]
+async fn a_member_starts_a_build_of_a_branch() {
+    let fake = svc_tests::fake_buildkite::FakeBuildkite::start().await;
+    let builder = TestApp::builder().buildkite(&fake.api_url, "bk-token");
+    let c = svc_tests::Cloned::with(builder, "mono", "app").await;
+    c.git.commit(&c.work, "first", &[("a.txt", b"one\n")]);
+    c.git.ok(&c.work, &["push", "-q", "origin", "main"]);
+    c.git.ok(&c.work, &["checkout", "-q", "-b", "topic"]);
+    let head = c.git.commit(&c.work, "Build me", &[("b.txt", b"b\n")]);
+    c.git.ok(&c.work, &["push", "-q", "origin", "topic"]);
+    let start = |body: Value| {
+        c.app
+            .as_user(
+                Method::POST,
+                &format!("{M}/ci/pipelines/pipe/builds"),
+                &c.token,
+            )
+            .json(&body)
+            .send()
+    };
+    let r = start(json!({"branch": "topic"})).await.unwrap();
+    expect_error(r, StatusCode::NOT_FOUND, "not_found").await;
+    let r = c
+        .app
+        .as_user(Method::POST, &format!("{M}/ci/connections"), &c.token)
+        .json(&json!({"service": "buildkite", "organization": "acme"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::CREATED);
+    let r = start(json!({"branch": "nope"})).await.unwrap();
+    expect_error(r, StatusCode::NOT_FOUND, "not_found").await;
+    let r = start(json!({"branch": "topic"})).await.unwrap();
+    let b: Value = expect_json(r, StatusCode::CREATED).await;
+    assert_eq!(
+        (b["state"].as_str(), b["service_state"].as_str()),
+        (Some("queued"), Some("scheduled"))
+    );
+    assert_eq!(
+        (b["commit"].as_str(), b["repo"].as_str()),
+        (Some(head.as_str()), Some("app"))
+    );
+    let got = fake.created();
+    assert_eq!(got.len(), 1, "recorded at once");
+    assert_eq!(
+        (got[0].org.as_str(), got[0].pipeline.as_str()),
+        ("acme", "pipe")
+    );
+    assert_eq!(got[0].body["message"], "Build me");
+    assert_eq!(got[0].body["env"]["SVC_HEAD"], head.as_str());
+    assert!(got[0].body["env"]["SVC_STATUS_TOKEN"].is_string());
+    let list = c.app.get_json(&c.token, &format!("{M}/ci/builds")).await;
+    assert_eq!(list["items"][0]["id"], b["id"]);
+    let checks = c
+        .app
+        .get_json(&c.token, &format!("{R}/commits/{head}/checks"))
+        .await;
+    assert_eq!(checks["statuses"][0]["context"], "buildkite/pipe");
+    assert_eq!(checks["statuses"][0]["state"], "pending");
+    fake.answer(&[422]);
+    let r = start(json!({"branch": "topic"})).await.unwrap();
+    expect_error(r, StatusCode::BAD_GATEWAY, "provider_error").await;
+}

@@ -478,6 +478,18 @@ async fn a_delivery_due_when_the_server_stops_is_delivered_after_restart() {
     c.git.commit(&c.work, "x", &[("x.txt", b"x\n")]);
     c.git.ok(&c.work, &["push", "-q", "origin", "topic"]);
     rx.wait_for(1, Duration::from_secs(10)).await;
+    // Once the failed try is recorded (a try cut off by the stop would wait out its
+    // lease instead), the delivery is due again in 2 s.
+    let id = c.app.get_json(&c.token, &format!("{M}/hooks")).await["items"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    for _ in 0..100 {
+        if deliveries(&c.app, &c.token, &id).await[0]["attempts"] == 1 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     c.app.restart().await;
     let got = rx.wait_for(2, Duration::from_secs(15)).await;
     assert_eq!(got[0].delivery, got[1].delivery);
