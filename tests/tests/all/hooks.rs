@@ -541,38 +541,47 @@ async fn a_try_whose_process_died_is_made_again_when_its_lease_runs_out() {
         .unwrap();
     let now = svc_server::store::now_ms();
     let repo = c.app.get_json(&c.token, R).await;
-    let mut tx = store.begin().await.unwrap();
     let repo_id = {
-        let m = svc_server::store::monorepos::by_label_with_role(tx.h(), "ann", "mono", "")
+        let mut conn = store.read().await.unwrap();
+        let m = svc_server::store::monorepos::by_label_with_role(conn.h(), "ann", "mono", "")
             .await
             .unwrap()
             .unwrap();
-        svc_server::store::repos::by_name(tx.h(), &m.monorepo.id, repo["name"].as_str().unwrap())
+        svc_server::store::repos::by_name(conn.h(), &m.monorepo.id, repo["name"].as_str().unwrap())
             .await
             .unwrap()
             .unwrap()
             .id
     };
-    rows::insert_delivery(
-        tx.h(),
-        &DeliveryRow {
-            id: "d_orphan".into(),
-            hook_id: h["id"].as_str().unwrap().into(),
-            repo_id: Some(repo_id),
-            event: "push".into(),
-            seq: Some(1),
-            body: json!({"event": "push", "repo": "app", "ref": "refs/heads/main"}).to_string(),
-            state: "pending".into(),
-            attempts: 0,
-            round_tries: 0,
-            next_attempt_at: Some(now - 1_000),
-            lease_until: Some(now + 2_000),
-            created_at: now - 1_000,
-        },
-    )
-    .await
-    .unwrap();
-    tx.commit().await.unwrap();
+    let row = DeliveryRow {
+        id: "d_orphan".into(),
+        hook_id: h["id"].as_str().unwrap().into(),
+        repo_id: Some(repo_id),
+        event: "push".into(),
+        seq: Some(1),
+        body: json!({"event": "push", "repo": "app", "ref": "refs/heads/main"}).to_string(),
+        state: "pending".into(),
+        attempts: 0,
+        round_tries: 0,
+        next_attempt_at: Some(now - 1_000),
+        lease_until: Some(now + 2_000),
+        created_at: now - 1_000,
+    };
+    // The server writes to the same SQLite file: a busy moment is tried again.
+    let mut written = false;
+    for _ in 0..50 {
+        let attempt = async {
+            let mut tx = store.begin().await?;
+            rows::insert_delivery(tx.h(), &row).await?;
+            tx.commit().await
+        };
+        if attempt.await.is_ok() {
+            written = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(written, "the orphan delivery is written");
     store.close().await;
     // A change wakes the worker: its own delivery leaves at once, the leased one waits.
     c.git.ok(&c.work, &["checkout", "-q", "-b", "topic"]);
