@@ -58,6 +58,14 @@ impl ApiError {
         Self::new(StatusCode::BAD_REQUEST, code, message)
     }
 
+    /// 400 `bad_cursor`: a list's `cursor` that is not one of its own `next_cursor`s.
+    pub fn bad_cursor() -> Self {
+        Self::bad_request(
+            ErrorCode::BadCursor,
+            "this cursor was not made by this list",
+        )
+    }
+
     /// 404 for anything unknown or not visible to the caller.
     pub fn not_found(what: &str) -> Self {
         Self::new(

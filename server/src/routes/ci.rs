@@ -220,12 +220,7 @@ pub async fn builds(
     Path(path): Path<MonorepoPath>,
     Query(q): Query<BuildsQuery>,
 ) -> ApiResult<Json<CiBuildList>> {
-    let bad = || {
-        ApiError::bad_request(
-            ErrorCode::BadCursor,
-            "this cursor was not made by this list",
-        )
-    };
+    let bad = ApiError::bad_cursor;
     let after = match q.cursor.as_deref() {
         None => None,
         Some(c) => {

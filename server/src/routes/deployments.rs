@@ -146,12 +146,7 @@ pub async fn list(
 ) -> ApiResult<Json<DeploymentList>> {
     let before = match q.cursor.as_deref() {
         None => None,
-        Some(c) => Some(c.parse::<i64>().map_err(|_| {
-            ApiError::bad_request(
-                ErrorCode::BadCursor,
-                "this cursor was not made by this list",
-            )
-        })?),
+        Some(c) => Some(c.parse::<i64>().map_err(|_| ApiError::bad_cursor())?),
     };
     let mut conn = state.store.read().await?;
     let (_, repo) = path.resolve(conn.h(), &caller, Need::Read).await?;

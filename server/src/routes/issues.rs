@@ -141,13 +141,6 @@ pub struct ListQuery {
     limit: Option<i64>,
 }
 
-fn bad_cursor() -> ApiError {
-    ApiError::bad_request(
-        ErrorCode::BadCursor,
-        "this cursor was not made by this list",
-    )
-}
-
 /// A page of issues with the open and closed counts for the same filters; keyset paging
 /// that keeps the chosen sort.
 #[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/issues", tag = "issues",
@@ -179,10 +172,10 @@ pub async fn list(
     let after = match q.cursor.as_deref() {
         None => None,
         Some(c) => {
-            let (key, number) = c.split_once(':').ok_or_else(bad_cursor)?;
+            let (key, number) = c.split_once(':').ok_or_else(ApiError::bad_cursor)?;
             Some((
-                key.parse::<i64>().map_err(|_| bad_cursor())?,
-                number.parse::<i64>().map_err(|_| bad_cursor())?,
+                key.parse::<i64>().map_err(|_| ApiError::bad_cursor())?,
+                number.parse::<i64>().map_err(|_| ApiError::bad_cursor())?,
             ))
         }
     };
@@ -563,7 +556,7 @@ pub async fn timeline(
 ) -> ApiResult<Json<Timeline>> {
     let after: i64 = match q.cursor.as_deref() {
         None => 0,
-        Some(c) => c.parse().map_err(|_| bad_cursor())?,
+        Some(c) => c.parse().map_err(|_| ApiError::bad_cursor())?,
     };
     let newest = q.last.is_some();
     let limit = match q.last {

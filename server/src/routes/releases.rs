@@ -71,13 +71,6 @@ fn actor(caller: &Caller, agent: Option<String>) -> Actor {
     }
 }
 
-fn bad_cursor() -> ApiError {
-    ApiError::bad_request(
-        ErrorCode::BadCursor,
-        "this cursor was not made by this list",
-    )
-}
-
 /// Releases newest first (a draft by creation, a published one by publish time), 30 a
 /// page.
 #[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/releases", tag = "releases",
@@ -92,10 +85,10 @@ pub async fn list(
     let after = match q.cursor.as_deref() {
         None => None,
         Some(c) => {
-            let (at, id) = c.split_once(':').ok_or_else(bad_cursor)?;
+            let (at, id) = c.split_once(':').ok_or_else(ApiError::bad_cursor)?;
             Some((
-                at.parse::<i64>().map_err(|_| bad_cursor())?,
-                id.parse::<i64>().map_err(|_| bad_cursor())?,
+                at.parse::<i64>().map_err(|_| ApiError::bad_cursor())?,
+                id.parse::<i64>().map_err(|_| ApiError::bad_cursor())?,
             ))
         }
     };

@@ -3,7 +3,6 @@
 use axum::extract::State;
 use serde::Deserialize;
 use svc_protocol::ApiErrorBody;
-use svc_protocol::ErrorCode;
 use svc_protocol::release::TagList;
 use utoipa::IntoParams;
 
@@ -38,12 +37,7 @@ pub async fn list(
     Path(path): Path<RepoPath>,
     Query(q): Query<TagsQuery>,
 ) -> ApiResult<Json<TagList>> {
-    let bad = || {
-        ApiError::bad_request(
-            ErrorCode::BadCursor,
-            "this cursor was not made by this list",
-        )
-    };
+    let bad = ApiError::bad_cursor;
     let after = match q.cursor.as_deref() {
         None => None,
         Some(c) => {
