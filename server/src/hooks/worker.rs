@@ -38,7 +38,14 @@ pub async fn run(state: AppState) {
     let mut last_prune = 0;
     loop {
         let now = now_ms();
-        let taken = match take(&state, now).await {
+        // A read first: every SQLite commit rings the bell, and a write transaction per
+        // commit would only contend for the writer lock when nothing is due.
+        let due = next_due(&state).await.is_some_and(|at| at <= now);
+        let taken = match if due {
+            take(&state, now).await
+        } else {
+            Ok(Vec::new())
+        } {
             Ok(taken) => taken,
             Err(e) => {
                 tracing::error!(error = %e, "cannot take due hook deliveries");
