@@ -208,3 +208,75 @@ pub struct StartCiBuild {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repo: Option<String>,
 }
+
+/// A build's annotation, as the service wrote it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct CiAnnotation {
+    pub id: String,
+    pub context: Option<String>,
+    /// `success`, `info`, `warning` or `error`.
+    pub style: Option<String>,
+    pub priority: Option<i64>,
+    /// The service's HTML.
+    pub body_html: String,
+    #[serde(with = "crate::rfc3339_opt")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = DateTime))]
+    pub created_at: Option<OffsetDateTime>,
+}
+
+/// The first 100 annotations of a build.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct CiAnnotationList {
+    pub items: Vec<CiAnnotation>,
+}
+
+/// A file a build's job uploaded.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct CiArtifact {
+    pub id: String,
+    /// The job that uploaded it.
+    pub job: Option<String>,
+    pub path: String,
+    pub file_size: Option<i64>,
+    pub mime_type: Option<String>,
+    pub sha1sum: Option<String>,
+    /// The service's word (`new`, `finished`, …).
+    pub state: Option<String>,
+    /// svc's own download link: a 302 to the service's short-lived URL.
+    pub download_url: String,
+}
+
+/// The first 100 artifacts of a build.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct CiArtifactList {
+    pub items: Vec<CiArtifact>,
+}
+
+/// getCiPipeline: a pipeline's configuration as last read from the service, and its
+/// newest builds.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct CiPipelineDetail {
+    pub connection: String,
+    pub slug: String,
+    pub name: Option<String>,
+    pub web_url: Option<String>,
+    /// The repository the service builds from.
+    pub repository: Option<String>,
+    pub default_branch: Option<String>,
+    /// The pipeline's steps as the service keeps them (YAML), or null before a first
+    /// read succeeded.
+    pub configuration: Option<String>,
+    /// When the configuration was last read from the service (at most every 5 minutes).
+    #[serde(with = "crate::rfc3339_opt")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = DateTime))]
+    pub configuration_read_at: Option<OffsetDateTime>,
+    /// Why the last read failed; the configuration is then the last copy.
+    pub configuration_error: Option<String>,
+    /// Its newest builds (up to 30).
+    pub builds: Vec<CiBuild>,
+}

@@ -75,6 +75,8 @@ error_codes! {
     ChecksUnknown = "checks_unknown",
     /// A second connection of a monorepo to one CI organization.
     CiConnectionExists = "ci_connection_exists",
+    /// Cancelling a finished build.
+    CiFinished = "ci_finished",
     /// A CI hook or connection while the server has no CI settings.
     CiNotConfigured = "ci_not_configured",
     /// A delete without `confirm` naming what goes.
@@ -113,6 +115,8 @@ error_codes! {
     MethodNotAllowed = "method_not_allowed",
     /// A meta save naming a blob the server lacks (carries `paths`).
     MissingBlob = "missing_blob",
+    /// A credential without the permission the operation needs (`write_builds`).
+    MissingPermission = "missing_permission",
     /// A monorepo name taken.
     MonorepoExists = "monorepo_exists",
     /// A login taken by a person or an org.

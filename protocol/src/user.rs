@@ -97,6 +97,35 @@ impl CredentialKind {
     }
 }
 
+/// What a credential may do beyond its person's role. Machine and browser credentials
+/// carry every permission; a sandbox credential only those named when it was made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum Permission {
+    /// Rebuild and cancel CI builds and retry their jobs (they spend the CI service's
+    /// time and run with its secrets).
+    WriteBuilds,
+}
+
+impl Permission {
+    /// Every permission, as a person's own machine or browser holds them.
+    pub const ALL: [Permission; 1] = [Permission::WriteBuilds];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::WriteBuilds => "write_builds",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "write_builds" => Some(Self::WriteBuilds),
+            _ => None,
+        }
+    }
+}
+
 /// A credential as listed: never its token.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -104,6 +133,9 @@ pub struct Credential {
     pub id: String,
     pub name: String,
     pub kind: CredentialKind,
+    /// What it may do beyond its person's role (`write_builds`).
+    #[serde(default)]
+    pub permissions: Vec<Permission>,
     #[serde(with = "time::serde::rfc3339")]
     pub created_at: OffsetDateTime,
     #[serde(with = "crate::rfc3339_opt")]
@@ -120,6 +152,9 @@ pub struct NewCredential {
     pub name: String,
     pub kind: CredentialKind,
     pub token: String,
+    /// What it may do beyond its person's role (`write_builds`).
+    #[serde(default)]
+    pub permissions: Vec<Permission>,
     #[serde(with = "time::serde::rfc3339")]
     pub created_at: OffsetDateTime,
     #[serde(default, with = "crate::rfc3339_opt")]
@@ -135,6 +170,9 @@ pub struct CreateCredential {
     /// Lifetime in seconds; none means until revoked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expires_in: Option<u64>,
+    /// Its permissions; left out, a machine gets every one and a sandbox none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub permissions: Option<Vec<Permission>>,
 }
 
 /// A user with a fresh credential: the answer of bootstrap and of the device flow.

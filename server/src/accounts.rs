@@ -1,7 +1,7 @@
 //! Making users and credentials: shared by bootstrap, the device flow and sign-in.
 
 use svc_protocol::ErrorCode;
-use svc_protocol::user::{CredentialKind, NewCredential, User};
+use svc_protocol::user::{CredentialKind, NewCredential, Permission, User};
 
 use crate::error::{ApiError, ApiResult};
 use crate::login_rule::{self, LoginError};
@@ -163,7 +163,16 @@ async fn derive_login(h: H<'_>, email: &str) -> store::Result<String> {
     }))
 }
 
-/// Makes a credential and answers it with its token, shown this once.
+/// The permissions a stored credential row names (unknown words are skipped).
+pub fn permissions_of(stored: &str) -> Vec<Permission> {
+    stored
+        .split_whitespace()
+        .filter_map(Permission::parse)
+        .collect()
+}
+
+/// Makes a credential with the permissions of its kind (a machine or browser session
+/// holds every one, a sandbox none) and answers it with its token, shown this once.
 pub async fn issue_credential(
     tx: &mut Tx,
     user_id: &str,
@@ -171,12 +180,48 @@ pub async fn issue_credential(
     kind: CredentialKind,
     expires_at: Option<i64>,
 ) -> store::Result<NewCredential> {
+    issue_credential_with(
+        tx,
+        user_id,
+        name,
+        kind,
+        expires_at,
+        default_permissions(kind),
+    )
+    .await
+}
+
+/// What a credential of `kind` holds unless made with named permissions.
+pub fn default_permissions(kind: CredentialKind) -> &'static [Permission] {
+    match kind {
+        CredentialKind::Sandbox => &[],
+        CredentialKind::Machine | CredentialKind::Browser => &Permission::ALL,
+    }
+}
+
+/// Makes a credential holding exactly `permissions`; its token is shown this once.
+pub async fn issue_credential_with(
+    tx: &mut Tx,
+    user_id: &str,
+    name: &str,
+    kind: CredentialKind,
+    expires_at: Option<i64>,
+    permissions: &[Permission],
+) -> store::Result<NewCredential> {
+    let mut permissions = permissions.to_vec();
+    permissions.sort_by_key(|p| p.as_str());
+    permissions.dedup();
     let token = token::new_token();
     let row = credentials::CredentialRow {
         id: token::new_id("c_"),
         user_id: user_id.to_owned(),
         name: name.to_owned(),
         kind: kind.as_str().to_owned(),
+        permissions: permissions
+            .iter()
+            .map(|p| p.as_str())
+            .collect::<Vec<_>>()
+            .join(" "),
         created_at: now_ms(),
         last_used_at: None,
         expires_at,
@@ -187,6 +232,7 @@ pub async fn issue_credential(
         name: row.name,
         kind,
         token,
+        permissions,
         created_at: time_of(row.created_at),
         expires_at: expires_at.map(time_of),
     })

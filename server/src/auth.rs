@@ -5,7 +5,7 @@ use axum::extract::FromRequestParts;
 use axum::http::{HeaderMap, Method, header, request::Parts};
 use subtle::ConstantTimeEq;
 use svc_protocol::ErrorCode;
-use svc_protocol::user::CredentialKind;
+use svc_protocol::user::{CredentialKind, Permission};
 
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
@@ -28,6 +28,8 @@ pub struct Caller {
     pub credential_id: String,
     pub credential_name: String,
     pub kind: CredentialKind,
+    /// What the credential may do beyond the person's role.
+    pub permissions: Vec<Permission>,
     /// True when the session cookie, not a Bearer credential, authenticated the call.
     pub via_cookie: bool,
 }
@@ -176,6 +178,7 @@ pub async fn authenticate(state: &AppState, token: &str) -> ApiResult<Option<Cal
         credential_id: row.id,
         credential_name: row.name,
         kind,
+        permissions: crate::accounts::permissions_of(&row.permissions),
         via_cookie: false,
     }))
 }
@@ -184,6 +187,24 @@ async fn touch(store: &store::Store, id: &str, now: i64) -> store::Result<()> {
     let mut tx = store.begin().await?;
     credentials::touch(tx.h(), id, now).await?;
     tx.commit().await
+}
+
+impl Caller {
+    /// Refuses (403 `missing_permission`) unless the credential holds `permission`.
+    pub fn require(&self, permission: Permission) -> ApiResult<()> {
+        if self.permissions.contains(&permission) {
+            return Ok(());
+        }
+        Err(ApiError::new(
+            axum::http::StatusCode::FORBIDDEN,
+            ErrorCode::MissingPermission,
+            format!(
+                "this credential lacks the {} permission; make one that has it (svc credential create --permission {})",
+                permission.as_str(),
+                permission.as_str()
+            ),
+        ))
+    }
 }
 
 /// The token of an `Authorization: Bearer` header.

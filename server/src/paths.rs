@@ -13,6 +13,7 @@ use crate::authz::{self, Access, Need, OrgAccess, OrgNeed};
 use crate::error::{ApiError, ApiResult};
 use crate::store::H;
 use crate::store::branches::{self, BranchRow};
+use crate::store::ci;
 use crate::store::hooks::{self, DeliveryRow, HookRow};
 use crate::store::issues::{self, CommentRow, IssueRow};
 use crate::store::labels::{self, LabelRow};
@@ -647,6 +648,96 @@ impl CiItemPath {
     pub async fn access(&self, h: H<'_>, caller: &Caller, need: Need) -> ApiResult<Access> {
         authz::monorepo(h, caller, &self.owner, &self.monorepo, need).await
     }
+
+    /// The monorepo and the build `id` names in it, when the caller may do `need`.
+    pub async fn build(
+        &self,
+        h: H<'_>,
+        caller: &Caller,
+        need: Need,
+    ) -> ApiResult<(Access, ci::BuildRow)> {
+        ci_build(h, caller, &self.owner, &self.monorepo, &self.id, need).await
+    }
+}
+
+/// `/v1/monorepos/{owner}/{monorepo}/ci/builds/{id}/jobs/{job}/...`.
+#[derive(Debug, Clone, Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct CiJobPath {
+    /// The namespace: a person's or an organization's login (any case).
+    pub owner: String,
+    /// The monorepo's name (any case); an old label answers the current monorepo.
+    pub monorepo: String,
+    /// The build's id.
+    pub id: String,
+    /// The job's id.
+    pub job: String,
+}
+
+impl CiJobPath {
+    /// The monorepo, the build and its job, when the caller may do `need`.
+    pub async fn job(
+        &self,
+        mut h: H<'_>,
+        caller: &Caller,
+        need: Need,
+    ) -> ApiResult<(Access, ci::BuildRow, ci::JobRow)> {
+        let (access, build) = ci_build(
+            h.reborrow(),
+            caller,
+            &self.owner,
+            &self.monorepo,
+            &self.id,
+            need,
+        )
+        .await?;
+        let job = ci::job(h, &build.connection_id, &self.job)
+            .await?
+            .filter(|j| j.build_id == build.id)
+            .ok_or_else(|| ApiError::not_found(&format!("job {}", self.job)))?;
+        Ok((access, build, job))
+    }
+}
+
+/// `/v1/monorepos/{owner}/{monorepo}/ci/builds/{id}/artifacts/{artifact}/download`.
+#[derive(Debug, Clone, Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct CiArtifactPath {
+    /// The namespace: a person's or an organization's login (any case).
+    pub owner: String,
+    /// The monorepo's name (any case); an old label answers the current monorepo.
+    pub monorepo: String,
+    /// The build's id.
+    pub id: String,
+    /// The artifact's id, as listed.
+    pub artifact: String,
+}
+
+impl CiArtifactPath {
+    /// The monorepo and the build, when the caller may do `need`.
+    pub async fn build(
+        &self,
+        h: H<'_>,
+        caller: &Caller,
+        need: Need,
+    ) -> ApiResult<(Access, ci::BuildRow)> {
+        ci_build(h, caller, &self.owner, &self.monorepo, &self.id, need).await
+    }
+}
+
+async fn ci_build(
+    mut h: H<'_>,
+    caller: &Caller,
+    owner: &str,
+    monorepo: &str,
+    id: &str,
+    need: Need,
+) -> ApiResult<(Access, ci::BuildRow)> {
+    let access = authz::monorepo(h.reborrow(), caller, owner, monorepo, need).await?;
+    let build = ci::build_in(h, &access.monorepo.id, id)
+        .await?
+        .ok_or_else(|| ApiError::not_found(&format!("build {id}")))?;
+    Ok((access, build))
 }
 
 /// `/v1/ci/webhooks/{connection_id}`.

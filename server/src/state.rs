@@ -43,6 +43,9 @@ pub struct AppState {
     /// what commits without an event, which the live layer's bell would not report on
     /// PostgreSQL.
     pub hook_wake: Arc<tokio::sync::Notify>,
+    /// The client of the CI service's REST API (redirects not followed: an artifact's
+    /// download URL is handed on, never fetched).
+    pub ci_client: reqwest::Client,
     /// This process's push spool folder, made on the first push.
     pub push_spools: Arc<tokio::sync::OnceCell<crate::git::spool::SpoolDir>>,
     /// One merge at a time per repo in this process.
@@ -72,6 +75,10 @@ impl AppState {
             merge_locks: Arc::default(),
             hook_wake: Arc::default(),
             push_spools: Arc::default(),
+            ci_client: reqwest::Client::builder()
+                .redirect(reqwest::redirect::Policy::none())
+                .build()
+                .unwrap_or_default(),
             diff_streams: Arc::default(),
             presence: Arc::default(),
             config: Arc::new(config),

@@ -4,6 +4,7 @@ pub mod api;
 pub mod auth;
 pub mod branch;
 pub mod checks;
+pub mod ci;
 pub mod clone;
 pub mod completions;
 pub mod credential;
@@ -84,6 +85,8 @@ pub enum Command {
     Deploy(deploy::Command),
     #[command(subcommand)]
     Hook(hook::Command),
+    #[command(subcommand)]
+    Ci(ci::Command),
     Sync(sync::Args),
     Api(api::Args),
     /// The older name of `svc sync`, still accepted
@@ -117,6 +120,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Release(cmd) => release::run(g, cmd),
         Command::Deploy(cmd) => deploy::run(g, cmd),
         Command::Hook(cmd) => hook::run(g, cmd),
+        Command::Ci(cmd) => ci::run(g, cmd),
         Command::Sync(args) => sync::run(g, &args),
         Command::Api(args) => api::run(g, &args),
         Command::Meta(cmd) => meta::run(g, cmd),

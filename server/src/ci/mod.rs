@@ -4,6 +4,8 @@
 //! the needs-you list and the branch checks see CI with no extra work.
 
 pub mod buildkite;
+pub mod launch;
+pub mod pipelines;
 pub mod signature;
 pub mod states;
 
@@ -103,13 +105,24 @@ async fn repo_of(
     Ok(None)
 }
 
+/// Where news of a build came from, which fixes its place in the build's order.
+#[derive(Debug, Clone, Copy)]
+pub enum Source {
+    /// A webhook: signed order in whole seconds; with a plain token, arrival order.
+    Webhook(Checked),
+    /// The service's answer to svc's own REST call: it takes no place in the signed
+    /// order, so a webhook signed in the same second still applies; it only moves
+    /// states forward.
+    Answer,
+}
+
 /// Applies one webhook (`build.*` or `job.*`; `ping` changes nothing) of `connection`.
 pub async fn apply(
     state: &AppState,
     connection: &ConnectionRow,
     event: &str,
     body: &Value,
-    checked: Checked,
+    source: Source,
 ) -> ApiResult<()> {
     if event == "ping" || !(event.starts_with("build.") || event.starts_with("job.")) {
         return Ok(());
@@ -119,10 +132,10 @@ pub async fn apply(
     let pipeline = text(&body["pipeline"]["slug"])
         .or_else(|| text(&b["pipeline"]["slug"]))
         .ok_or_else(|| bad("the body has no pipeline.slug"))?;
-    // Signed order in whole seconds; with a plain token, arrival order.
-    let signed_at = match checked {
-        Checked::Signed(t) => t.saturating_mul(1000),
-        Checked::Token => now_ms(),
+    let signed_at = match source {
+        Source::Webhook(Checked::Signed(t)) => Some(t.saturating_mul(1000)),
+        Source::Webhook(Checked::Token) => Some(now_ms()),
+        Source::Answer => None,
     };
     let known = {
         let mut conn = state.store.read().await?;
@@ -142,7 +155,7 @@ pub async fn apply(
     let word = text(&b["state"]).unwrap_or_else(|| "scheduled".into());
     let new_state = states::build(&word);
     let fresh = old.as_ref().is_none_or(|o| {
-        signed_at >= o.signed_at
+        signed_at.is_none_or(|t| t >= o.signed_at)
             && states::moves(
                 CiState::parse(&o.state).unwrap_or(CiState::Queued),
                 new_state,
@@ -171,7 +184,9 @@ pub async fn apply(
             created_at: at(&b["created_at"]).unwrap_or_else(now_ms),
             started_at: at(&b["started_at"]),
             finished_at: at(&b["finished_at"]),
-            signed_at: signed_at.max(old.as_ref().map_or(0, |o| o.signed_at)),
+            signed_at: signed_at
+                .unwrap_or(0)
+                .max(old.as_ref().map_or(0, |o| o.signed_at)),
         },
     };
     let repo_name = repo.as_ref().map(|r| r.name.clone());
@@ -219,6 +234,78 @@ pub async fn apply(
     }
     tx.commit().await?;
     Ok(())
+}
+
+/// Records a job retry the service accepted, before its webhooks come: the new job (its
+/// `retry_source` the old one), the old job's `retried_by`, and the build open again
+/// (running, as the service reopens it) with its check back to pending, all with their
+/// events in one transaction. Answers the new job.
+pub async fn record_retry(
+    state: &AppState,
+    connection: &ConnectionRow,
+    build_id: &str,
+    retried: &str,
+    answer: &Value,
+) -> ApiResult<JobRow> {
+    let mut job = answer.clone();
+    if job["retry_source"]["job_id"].as_str().is_none() {
+        job["retry_source"] = json!({"job_id": retried});
+    }
+    let mut tx = state.store.begin().await?;
+    ci::lock_connection(tx.h(), &connection.id).await?;
+    let build = ci::build(tx.h(), &connection.id, build_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found(&format!("build {build_id}")))?;
+    let repo = match &build.repo_id {
+        Some(id) => repos::by_id(tx.h(), id).await?,
+        None => None,
+    };
+    let repo_name = repo.as_ref().map(|r| r.name.clone());
+    let new = apply_job(tx.h(), connection, build_id, &job)
+        .await?
+        .ok_or_else(|| bad("the service answered a job svc has already"))?;
+    let mut changed = vec![new.clone()];
+    changed.extend(ci::job(tx.h(), &connection.id, retried).await?);
+    for j in &changed {
+        let key = format!("{build_id}/{}", j.id);
+        let body = json!({"row": job_view(j), "build": build_id});
+        append(
+            tx.h(),
+            connection,
+            repo_name.as_deref(),
+            "ci.job",
+            "ci_jobs",
+            &key,
+            body,
+        )
+        .await?;
+    }
+    if CiState::parse(&build.state).is_some_and(CiState::is_finished) {
+        let reopened = BuildRow {
+            state: CiState::Running.as_str().into(),
+            service_state: "running".into(),
+            finished_at: None,
+            ..build
+        };
+        ci::put_build(tx.h(), &reopened).await?;
+        if let (Some(repo), Some(commit)) = (&repo, &reopened.commit_sha) {
+            post_status(tx.h(), connection, repo, commit, &reopened).await?;
+        }
+        let body = json!({"row": build_view(&reopened, repo_name.as_deref(), None)});
+        let key = reopened.id.clone();
+        append(
+            tx.h(),
+            connection,
+            repo_name.as_deref(),
+            "ci.build",
+            "ci_builds",
+            &key,
+            body,
+        )
+        .await?;
+    }
+    tx.commit().await?;
+    Ok(new)
 }
 
 /// Writes a job as its event shows it, unless that would move it back; a retry marks the

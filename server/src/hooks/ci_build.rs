@@ -58,7 +58,13 @@ pub async fn start(
         message,
         author: str_of(&body["pusher"]),
     });
-    match buildkite::create_build(client, settings, org, pipeline, &request).await {
+    let target = buildkite::Pipeline {
+        client,
+        settings,
+        org,
+        slug: pipeline,
+    };
+    match target.create_build(&request).await {
         Ok((status, _)) => Outcome {
             status: Some(status),
             duration_ms: i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX),

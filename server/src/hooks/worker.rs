@@ -29,10 +29,7 @@ pub async fn run(state: AppState) {
     let policy = Arc::new(Policy::new(&state.config.hooks.allowed_hosts));
     let clients = Clients {
         web: send::client(policy),
-        ci: reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .build()
-            .unwrap_or_default(),
+        ci: state.ci_client.clone(),
     };
     let mut bell = state.live.bell();
     let mut last_prune = 0;

@@ -6,15 +6,15 @@ use serde::Deserialize;
 use svc_protocol::ApiErrorBody;
 use svc_protocol::ErrorCode;
 use svc_protocol::ci::{
-    CiBuild, CiBuildList, CiConnection, CiOverview, CiPipeline, CreateCiConnection,
-    CreatedCiConnection, RepoRequiredChecks, StartCiBuild,
+    CiBuild, CiBuildList, CiConnection, CiOverview, CiPipeline, CiPipelineDetail,
+    CreateCiConnection, CreatedCiConnection, RepoRequiredChecks, StartCiBuild,
 };
 use utoipa::IntoParams;
 
 use crate::auth::Caller;
 use crate::authz::Need;
 use crate::checks::{Required, required};
-use crate::ci::signature::Checked;
+use crate::ci::launch::{Launch, launch};
 use crate::ci::{BUILDKITE, build_view, job_view};
 use crate::config::Config;
 use crate::error::{ApiError, ApiResult};
@@ -57,12 +57,7 @@ pub async fn connect(
             "the CI service is buildkite",
         ));
     }
-    if state.config.buildkite.is_none() {
-        return Err(ApiError::bad_request(
-            ErrorCode::CiNotConfigured,
-            "this server has no Buildkite settings ([ci.buildkite] or SVC_BUILDKITE_TOKEN)",
-        ));
-    }
+    crate::ci::launch::settings(&state)?;
     let organization = body.organization.trim().to_ascii_lowercase();
     let slug = |s: &str| {
         !s.is_empty()
@@ -273,15 +268,7 @@ pub async fn build(
     Path(path): Path<CiItemPath>,
 ) -> ApiResult<Json<CiBuild>> {
     let mut conn = state.store.read().await?;
-    let access = path.access(conn.h(), &caller, Need::Read).await?;
-    let mut found = None;
-    for c in ci::connections(conn.h(), &access.monorepo.id).await? {
-        if let Some(b) = ci::build(conn.h(), &c.id, &path.id).await? {
-            found = Some(b);
-            break;
-        }
-    }
-    let b = found.ok_or_else(|| ApiError::not_found(&format!("build {}", path.id)))?;
+    let (_, b) = path.build(conn.h(), &caller, Need::Read).await?;
     let jobs = ci::jobs(conn.h(), &b.connection_id, &b.id).await?;
     let repo = match &b.repo_id {
         Some(id) => repos::by_id(conn.h(), id).await?.map(|r| r.name),
@@ -292,6 +279,81 @@ pub async fn build(
         repo.as_deref(),
         Some(jobs.iter().map(job_view).collect()),
     )))
+}
+
+/// The connection `?connection=` names, or the monorepo's only one.
+fn pick(all: Vec<ConnectionRow>, named: Option<&str>) -> ApiResult<ConnectionRow> {
+    match named {
+        Some(id) => all.into_iter().find(|c| c.id == id),
+        None if all.len() > 1 => {
+            return Err(ApiError::bad_request(
+                ErrorCode::BadRequest,
+                "the monorepo has several CI connections: name one with ?connection=",
+            ));
+        }
+        None => all.into_iter().next(),
+    }
+    .ok_or_else(|| ApiError::not_found("CI connection"))
+}
+
+/// The pipeline's configuration as the service keeps it (read at most every 5 minutes;
+/// when a read fails, the last copy with `configuration_error`) and its newest builds.
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/ci/pipelines/{pipeline}", tag = "ci",
+    params(CiPipelinePath, StartQuery),
+    responses((status = 200, body = CiPipelineDetail),
+        (status = 400, body = ApiErrorBody, description = "bad_request (several connections and no ?connection=), ci_not_configured"),
+        (status = 404, body = ApiErrorBody, description = "no such connection, or a pipeline the service does not know")))]
+pub async fn pipeline(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(path): Path<CiPipelinePath>,
+    Query(q): Query<StartQuery>,
+) -> ApiResult<Json<CiPipelineDetail>> {
+    crate::ci::launch::settings(&state)?;
+    let slug = path.pipeline.to_ascii_lowercase();
+    let (access, connection) = {
+        let mut conn = state.store.read().await?;
+        let access = path.access(conn.h(), &caller, Need::Read).await?;
+        let all = ci::connections(conn.h(), &access.monorepo.id).await?;
+        (access, pick(all, q.connection.as_deref())?)
+    };
+    let kept = crate::ci::pipelines::current(&state, &connection, &slug).await?;
+    let mut conn = state.store.read().await?;
+    let mut builds = ci::builds(
+        conn.h(),
+        &access.monorepo.id,
+        Some(&slug),
+        None,
+        None,
+        PAGE as i64,
+    )
+    .await?;
+    builds.retain(|b| b.connection_id == connection.id);
+    let names: Vec<(String, String)> = repos::all(conn.h(), &access.monorepo.id)
+        .await?
+        .into_iter()
+        .map(|r| (r.id, r.name))
+        .collect();
+    let name_of = |id: &Option<String>| {
+        id.as_ref()
+            .and_then(|id| names.iter().find(|(i, _)| i == id))
+            .map(|(_, n)| n.as_str())
+    };
+    Ok(Json(CiPipelineDetail {
+        connection: connection.id,
+        slug,
+        name: kept.name,
+        web_url: kept.web_url,
+        repository: kept.repository,
+        default_branch: kept.default_branch,
+        configuration: kept.configuration,
+        configuration_read_at: (kept.read_at > 0).then(|| time_of(kept.read_at)),
+        configuration_error: kept.error,
+        builds: builds
+            .iter()
+            .map(|b| build_view(b, name_of(&b.repo_id), None))
+            .collect(),
+    }))
 }
 
 /// `?connection=`.
@@ -317,27 +379,13 @@ pub async fn start(
     Query(q): Query<StartQuery>,
     Json(body): Json<StartCiBuild>,
 ) -> ApiResult<(StatusCode, Json<CiBuild>)> {
-    let Some(settings) = state.config.buildkite.clone() else {
-        return Err(ApiError::bad_request(
-            ErrorCode::CiNotConfigured,
-            "this server has no Buildkite settings",
-        ));
-    };
+    crate::ci::launch::settings(&state)?;
     let bad = |m: &str| ApiError::bad_request(ErrorCode::BadRequest, m);
     let (access, connection, repo, head) = {
         let mut conn = state.store.read().await?;
         let access = path.access(conn.h(), &caller, Need::Write).await?;
         let all = ci::connections(conn.h(), &access.monorepo.id).await?;
-        let connection = match q.connection.as_deref() {
-            Some(id) => all.into_iter().find(|c| c.id == id),
-            None if all.len() > 1 => {
-                return Err(bad(
-                    "the monorepo has several CI connections: name one with ?connection=",
-                ));
-            }
-            None => all.into_iter().next(),
-        }
-        .ok_or_else(|| ApiError::not_found("CI connection"))?;
+        let connection = pick(all, q.connection.as_deref())?;
         let repos = repos::all(conn.h(), &access.monorepo.id).await?;
         let mut visible = repos.into_iter().filter(|r| !r.is_meta);
         let repo = match body.repo.as_deref() {
@@ -371,81 +419,22 @@ pub async fn start(
             Ok::<_, ApiError>(git.commit(id)?.title)
         })
         .await?;
-    let now = now_ms();
-    let (read, _) = {
-        let mut tx = state.store.begin().await?;
-        let minted = crate::hooks::tokens::mint_read(
-            tx.h(),
-            &repo.id,
-            None,
-            now,
-            crate::hooks::tokens::CI_READ_TOKEN_MS,
-        )
-        .await?;
-        tx.commit().await?;
-        minted
-    };
-    let label = access.monorepo.label();
-    let repo_url = format!(
-        "{}/v1/monorepos/{label}/repos/{}",
-        state.config.base(),
-        repo.name
-    );
-    let status_token = state.config.status_secret.as_deref().map(|secret| {
-        crate::hooks::tokens::sign_status(
-            secret,
-            &crate::hooks::tokens::StatusGrant {
-                repo: repo.id.clone(),
-                sha: head.clone(),
-                creator: format!("app:{BUILDKITE}"),
-                app: Some(BUILDKITE.into()),
-                exp: now + crate::hooks::tokens::STATUS_TOKEN_MS,
-            },
-        )
-    });
-    let start_id = crate::token::new_id("start_");
-    let request = crate::hooks::ci_build::request(&crate::hooks::ci_build::Fields {
-        clone_url: crate::views::clone_url(&state.config, &access.monorepo, &repo),
-        read_token: read,
-        status_url: status_token
-            .as_ref()
-            .map(|_| format!("{repo_url}/statuses/{head}")),
-        status_token,
-        monorepo: label,
-        monorepo_id: access.monorepo.id.clone(),
-        repo: repo.name.clone(),
-        branch: body.branch.clone(),
-        head: head.clone(),
-        delivery: start_id,
-        seq: None,
-        message,
-        author: Some(caller.login.clone()),
-    });
-    let client = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap_or_default();
-    let (org, slug) = (
-        connection.organization.clone(),
-        path.pipeline.to_ascii_lowercase(),
-    );
-    let (_, answer) = crate::ci::buildkite::create_build(&client, &settings, &org, &slug, &request)
-        .await
-        .map_err(|f| ApiError::new(StatusCode::BAD_GATEWAY, ErrorCode::ProviderError, f.message))?;
-    let event = serde_json::json!({"build": answer, "pipeline": {"slug": slug}});
-    crate::ci::apply(
+    let slug = path.pipeline.to_ascii_lowercase();
+    let b = launch(
         &state,
-        &connection,
-        "build.scheduled",
-        &event,
-        Checked::Token,
+        Launch {
+            monorepo: &access.monorepo,
+            connection: &connection,
+            repo: &repo,
+            pipeline: &slug,
+            branch: &body.branch,
+            head: &head,
+            message,
+            author: &caller.login,
+            rebuild_of: None,
+        },
     )
     .await?;
-    let id = answer["id"].as_str().unwrap_or_default();
-    let mut conn = state.store.read().await?;
-    let b = ci::build(conn.h(), &connection.id, id)
-        .await?
-        .ok_or_else(|| ApiError::internal("the started build was not recorded"))?;
     Ok((
         StatusCode::CREATED,
         Json(build_view(&b, Some(&repo.name), Some(Vec::new()))),

@@ -74,6 +74,13 @@ pub async fn receive(
         .map(str::to_owned)
         .or_else(|| value["event"].as_str().map(str::to_owned))
         .ok_or_else(|| ApiError::bad_request(ErrorCode::BadRequest, "no X-Ci-Event"))?;
-    crate::ci::apply(&state, &connection, &event, &value, checked).await?;
+    crate::ci::apply(
+        &state,
+        &connection,
+        &event,
+        &value,
+        crate::ci::Source::Webhook(checked),
+    )
+    .await?;
     Ok(Json(serde_json::json!({"ok": true})))
 }

@@ -5,7 +5,7 @@ use axum::http::StatusCode;
 use svc_protocol::ApiErrorBody;
 use svc_protocol::ErrorCode;
 use svc_protocol::user::{
-    CreateCredential, Credential, CredentialKind, CredentialList, NewCredential,
+    CreateCredential, Credential, CredentialKind, CredentialList, NewCredential, Permission,
 };
 
 use crate::accounts;
@@ -33,6 +33,7 @@ pub async fn list(
         .filter_map(|row| {
             Some(Credential {
                 kind: CredentialKind::parse(&row.kind)?,
+                permissions: accounts::permissions_of(&row.permissions),
                 id: row.id,
                 name: row.name,
                 created_at: time_of(row.created_at),
@@ -71,9 +72,31 @@ pub async fn create(
         }
         None => None,
     };
+    // A credential never holds more than the one making it: named permissions the caller
+    // lacks are refused, and the defaults of its kind are cut to the caller's.
+    let permissions: Vec<Permission> = match &body.permissions {
+        Some(asked) => {
+            for p in asked {
+                caller.require(*p)?;
+            }
+            asked.clone()
+        }
+        None => accounts::default_permissions(body.kind)
+            .iter()
+            .copied()
+            .filter(|p| caller.permissions.contains(p))
+            .collect(),
+    };
     let mut tx = state.store.begin().await?;
-    let credential =
-        accounts::issue_credential(&mut tx, &caller.user_id, &name, body.kind, expires_at).await?;
+    let credential = accounts::issue_credential_with(
+        &mut tx,
+        &caller.user_id,
+        &name,
+        body.kind,
+        expires_at,
+        &permissions,
+    )
+    .await?;
     tx.commit().await?;
     Ok((StatusCode::CREATED, Json(credential)))
 }

@@ -4,6 +4,7 @@
 mod activity;
 mod branches;
 mod ci;
+mod ci_builds;
 mod ci_webhook;
 mod code;
 mod credentials;
@@ -158,6 +159,14 @@ pub fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(ci::builds))
         .routes(routes!(ci::build))
         .routes(routes!(ci::start))
+        .routes(routes!(ci::pipeline))
+        .routes(routes!(ci_builds::rebuild))
+        .routes(routes!(ci_builds::cancel))
+        .routes(routes!(ci_builds::retry))
+        .routes(routes!(ci_builds::log))
+        .routes(routes!(ci_builds::annotations))
+        .routes(routes!(ci_builds::artifacts))
+        .routes(routes!(ci_builds::download))
         .routes(routes!(ci_webhook::receive))
         .routes(routes!(needs::list))
         .routes(routes!(presence::machines))

@@ -48,9 +48,27 @@ pub struct JobRow {
     pub retried_by: Option<String>,
 }
 
+/// The last copy of a pipeline as the service described it.
+#[derive(Debug, Clone, Default, PartialEq, sqlx::FromRow)]
+pub struct PipelineRow {
+    pub connection_id: String,
+    pub slug: String,
+    pub name: Option<String>,
+    pub web_url: Option<String>,
+    pub repository: Option<String>,
+    pub default_branch: Option<String>,
+    pub configuration: Option<String>,
+    /// When a read was last tried.
+    pub read_at: i64,
+    /// Why that read failed.
+    pub error: Option<String>,
+}
+
 const CONNECTION: &str = "id, monorepo_id, service, organization, webhook_token, created_at";
 const BUILD: &str = "connection_id, id, pipeline, number, state, service_state, branch, commit_sha, message, web_url, repo_id, meta_data, rebuild_of, created_at, started_at, finished_at, signed_at";
 const JOB: &str = "connection_id, build_id, id, name, state, service_state, exit_status, web_url, started_at, finished_at, retried_by";
+const PIPELINE: &str =
+    "connection_id, slug, name, web_url, repository, default_branch, configuration, read_at, error";
 
 pub async fn insert_connection(h: H<'_>, c: &ConnectionRow) -> Result<()> {
     let sql = format!("INSERT INTO ci_connections ({CONNECTION}) VALUES ($1, $2, $3, $4, $5, $6)");
@@ -86,6 +104,22 @@ pub async fn build(h: H<'_>, connection_id: &str, id: &str) -> Result<Option<Bui
     let sql = format!("SELECT {BUILD} FROM ci_builds WHERE connection_id = $1 AND id = $2");
     Ok(
         on!(h, db => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(connection_id).bind(id).fetch_optional(db).await?),
+    )
+}
+
+/// A build of any of the monorepo's connections.
+pub async fn build_in(h: H<'_>, monorepo_id: &str, id: &str) -> Result<Option<BuildRow>> {
+    let columns = BUILD
+        .split(", ")
+        .map(|c| format!("b.{c}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let sql = format!(
+        "SELECT {columns} FROM ci_builds b JOIN ci_connections c ON c.id = b.connection_id
+         WHERE c.monorepo_id = $1 AND b.id = $2 ORDER BY b.created_at DESC LIMIT 1"
+    );
+    Ok(
+        on!(h, db => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(monorepo_id).bind(id).fetch_optional(db).await?),
     )
 }
 
@@ -192,4 +226,28 @@ pub async fn newest_on_branch(h: H<'_>, repo_id: &str, branch: &str) -> Result<O
     Ok(
         on!(h, db => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(repo_id).bind(branch).fetch_optional(db).await?),
     )
+}
+
+/// The last copy of a pipeline, if it was ever read.
+pub async fn pipeline(h: H<'_>, connection_id: &str, slug: &str) -> Result<Option<PipelineRow>> {
+    let sql = format!("SELECT {PIPELINE} FROM ci_pipelines WHERE connection_id = $1 AND slug = $2");
+    Ok(
+        on!(h, db => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(connection_id).bind(slug).fetch_optional(db).await?),
+    )
+}
+
+/// Writes a pipeline's copy as it now stands.
+pub async fn put_pipeline(h: H<'_>, p: &PipelineRow) -> Result<()> {
+    let sql = format!(
+        "INSERT INTO ci_pipelines ({PIPELINE}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+         ON CONFLICT (connection_id, slug) DO UPDATE SET name = excluded.name,
+           web_url = excluded.web_url, repository = excluded.repository,
+           default_branch = excluded.default_branch, configuration = excluded.configuration,
+           read_at = excluded.read_at, error = excluded.error"
+    );
+    on!(h, db => sqlx::query(sqlx::AssertSqlSafe(sql))
+        .bind(&p.connection_id).bind(&p.slug).bind(&p.name).bind(&p.web_url).bind(&p.repository)
+        .bind(&p.default_branch).bind(&p.configuration).bind(p.read_at).bind(&p.error)
+        .execute(db).await?.rows_affected());
+    Ok(())
 }

@@ -8,6 +8,8 @@ pub struct CredentialRow {
     pub user_id: String,
     pub name: String,
     pub kind: String,
+    /// Space-separated permission names.
+    pub permissions: String,
     pub created_at: i64,
     pub last_used_at: Option<i64>,
     pub expires_at: Option<i64>,
@@ -21,6 +23,7 @@ pub struct TokenMatch {
     pub login: String,
     pub name: String,
     pub kind: String,
+    pub permissions: String,
     pub token_hash: Vec<u8>,
     pub last_used_at: Option<i64>,
     pub created_at: i64,
@@ -29,8 +32,8 @@ pub struct TokenMatch {
 
 pub async fn insert(h: H<'_>, row: &CredentialRow, token_hash: &[u8]) -> Result<()> {
     on!(h, c => sqlx::query(
-        "INSERT INTO credentials (id, user_id, name, kind, token_hash, created_at, last_used_at, expires_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+        "INSERT INTO credentials (id, user_id, name, kind, token_hash, created_at, last_used_at, expires_at, permissions)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
     )
     .bind(&row.id)
     .bind(&row.user_id)
@@ -40,6 +43,7 @@ pub async fn insert(h: H<'_>, row: &CredentialRow, token_hash: &[u8]) -> Result<
     .bind(row.created_at)
     .bind(row.last_used_at)
     .bind(row.expires_at)
+    .bind(&row.permissions)
     .execute(c)
     .await?
     .rows_affected());
@@ -49,7 +53,7 @@ pub async fn insert(h: H<'_>, row: &CredentialRow, token_hash: &[u8]) -> Result<
 pub async fn by_token_hash(h: H<'_>, token_hash: &[u8]) -> Result<Option<TokenMatch>> {
     Ok(on!(h, c => sqlx::query_as(
         "SELECT credentials.id, credentials.user_id, users.login, credentials.name, credentials.kind,
-                credentials.token_hash, credentials.last_used_at, credentials.created_at,
+                credentials.permissions, credentials.token_hash, credentials.last_used_at, credentials.created_at,
                 credentials.expires_at
          FROM credentials JOIN users ON users.id = credentials.user_id
          WHERE credentials.token_hash = $1",
@@ -86,7 +90,7 @@ pub async fn live_ids(h: H<'_>, ids: &[String], now: i64) -> Result<Vec<String>>
 /// The user's credentials, newest first (browser sessions included).
 pub async fn list(h: H<'_>, user_id: &str) -> Result<Vec<CredentialRow>> {
     Ok(on!(h, c => sqlx::query_as(
-        "SELECT id, user_id, name, kind, created_at, last_used_at, expires_at
+        "SELECT id, user_id, name, kind, permissions, created_at, last_used_at, expires_at
          FROM credentials WHERE user_id = $1 ORDER BY created_at DESC, id",
     )
     .bind(user_id)

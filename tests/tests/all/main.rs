@@ -16,6 +16,7 @@ mod api_basics;
 mod branches;
 mod browser;
 mod ci;
+mod ci_builds;
 mod cli;
 mod cli_branches;
 mod cli_hooks;

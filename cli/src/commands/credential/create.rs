@@ -1,7 +1,7 @@
 //! `svc credential create`.
 
 use reqwest::Method;
-use svc_protocol::user::{CreateCredential, CredentialKind, NewCredential};
+use svc_protocol::user::{CreateCredential, CredentialKind, NewCredential, Permission};
 
 use crate::client::Session;
 use crate::commands::{Global, print};
@@ -18,6 +18,11 @@ pub struct Args {
     /// Seconds until it expires [default: never]
     #[arg(long, value_name = "SECONDS")]
     pub expires_in: Option<u64>,
+    /// A permission it holds (repeatable). Without any, a machine credential holds every
+    /// permission and a sandbox none; `write_builds` lets it rebuild, cancel and retry CI
+    /// builds
+    #[arg(long = "permission", value_name = "NAME", value_parser = ["write_builds"])]
+    pub permissions: Vec<String>,
 }
 
 pub fn run(global: &Global, args: &Args) -> Result<()> {
@@ -31,6 +36,12 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
         name: args.name.clone(),
         kind,
         expires_in: args.expires_in,
+        permissions: (!args.permissions.is_empty()).then(|| {
+            args.permissions
+                .iter()
+                .filter_map(|p| Permission::parse(p))
+                .collect()
+        }),
     };
     let made: NewCredential = session.call(
         session

@@ -103,6 +103,7 @@ pub async fn run(database_url: Option<String>) -> anyhow::Result<()> {
         credential_id: credential.id.clone(),
         credential_name: "bench".into(),
         kind: CredentialKind::Machine,
+        permissions: credential.permissions.clone(),
         via_cookie: false,
     };
     let org_name = format!("m-{:04}", BIG_ORG_MONOREPOS / 2);
