@@ -19,6 +19,7 @@ mod ci;
 mod ci_builds;
 mod cli;
 mod cli_branches;
+mod cli_ci;
 mod cli_hooks;
 mod cli_issues;
 mod cli_orgs;
