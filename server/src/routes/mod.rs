@@ -45,6 +45,18 @@ use crate::state::AppState;
 #[derive(OpenApi)]
 #[openapi(
     info(title = "svc", description = "Monorepo hosting and collaboration service"),
+    tags(
+        (name = "credentials", description = "A credential carries permissions beyond its person's role. \
+            `write_builds` (rebuild and cancel CI builds, retry their jobs) is held by machine \
+            credentials and browser sessions; a sandbox credential holds it only when made with \
+            `permissions: [\"write_builds\"]`. A credential never holds a permission the one \
+            making it lacks (403 `missing_permission`)."),
+        (name = "ci", description = "Buildkite, spoken as Buildkite speaks it. Members read builds, \
+            logs, annotations, artifacts and pipelines and start builds; rebuild, cancel and retry \
+            also need the credential's `write_builds` permission (403 `missing_permission`); \
+            owners connect and disconnect. States map onto the vocabulary of `CiState`; \
+            `service_state` keeps Buildkite's word."),
+    ),
     modifiers(&SecuritySchemes),
     security(("bearer" = []), ("session" = []))
 )]
