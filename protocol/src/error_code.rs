@@ -155,6 +155,8 @@ error_codes! {
     TooLarge = "too_large",
     /// A 21st file on a release.
     TooManyFiles = "too_many_files",
+    /// Over 100 artifacts on a branch.
+    TooManyArtifacts = "too_many_artifacts",
     /// A 501st label in a monorepo.
     TooManyLabels = "too_many_labels",
     /// Over the limit of statuses on one commit.

@@ -2,6 +2,7 @@
 
 pub mod accounts;
 pub mod app;
+pub mod artifacts;
 pub mod auth;
 pub mod authz;
 pub mod cache;

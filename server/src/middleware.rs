@@ -108,6 +108,13 @@ fn encode_branch_slashes(uri: &Uri) -> Option<Uri> {
     if segments.len() < 2 {
         return None;
     }
+    if let Some(at) = segments
+        .iter()
+        .position(|s| *s == "artifacts" || *s == "artifact-threads")
+        .filter(|at| *at > 0)
+    {
+        return artifact_path(uri, &path[..path.len() - tail.len()], &segments, at);
+    }
     let (name, sub) = match segments.split_last() {
         Some((last, init)) if SUB.contains(last) && init.len() > 1 => {
             (init.join("%2F"), Some(*last))
@@ -121,6 +128,26 @@ fn encode_branch_slashes(uri: &Uri) -> Option<Uri> {
         new.push('/');
         new.push_str(sub);
     }
+    if let Some(q) = uri.query() {
+        new.push('?');
+        new.push_str(q);
+    }
+    new.parse().ok()
+}
+
+/// The artifact routes under a branch: the branch is what comes before `artifacts` (or
+/// `artifact-threads`), and a file's path after `files/` is one segment too.
+fn artifact_path(uri: &Uri, prefix: &str, segments: &[&str], at: usize) -> Option<Uri> {
+    let mut rest: Vec<String> = segments[at..].iter().map(|s| (*s).to_owned()).collect();
+    if rest.len() > 6 && rest[0] == "artifacts" && rest[2] == "versions" && rest[4] == "files" {
+        let file = rest[5..].join("%2F");
+        rest.truncate(5);
+        rest.push(file);
+    }
+    if at == 1 && rest.len() == segments.len() - 1 {
+        return None;
+    }
+    let mut new = format!("{prefix}{}/{}", segments[..at].join("%2F"), rest.join("/"));
     if let Some(q) = uri.query() {
         new.push('?');
         new.push_str(q);
@@ -146,5 +173,32 @@ mod tests {
         assert_eq!(r(&format!("{base}a/diff")), None);
         assert_eq!(r(&format!("{base}a%2Fb")), None);
         assert_eq!(r("/v1/monorepos/o/m/repos/api/tree"), None);
+    }
+
+    #[test]
+    fn artifact_paths_take_the_branch_before_artifacts_and_a_file_after_files() {
+        let r = |s: &str| encode_branch_slashes(&s.parse().unwrap()).map(|u| u.to_string());
+        let base = "/v1/monorepos/o/m/repos/api/branches/";
+        assert_eq!(
+            r(&format!("{base}feat/x/artifacts/d.md")),
+            Some(format!("{base}feat%2Fx/artifacts/d.md"))
+        );
+        assert_eq!(
+            r(&format!("{base}feat/x/artifact-threads")),
+            Some(format!("{base}feat%2Fx/artifact-threads"))
+        );
+        assert_eq!(
+            r(&format!(
+                "{base}f/artifacts/d.md/versions/2/files/img/a.png"
+            )),
+            Some(format!(
+                "{base}f/artifacts/d.md/versions/2/files/img%2Fa.png"
+            ))
+        );
+        assert_eq!(
+            r(&format!("{base}f/artifacts/d.md/versions/2/document")),
+            None
+        );
+        assert_eq!(r(&format!("{base}f/artifacts")), None);
     }
 }

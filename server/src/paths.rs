@@ -12,6 +12,7 @@ use crate::auth::Caller;
 use crate::authz::{self, Access, Need, OrgAccess, OrgNeed};
 use crate::error::{ApiError, ApiResult};
 use crate::store::H;
+use crate::store::artifacts;
 use crate::store::branches::{self, BranchRow};
 use crate::store::ci;
 use crate::store::hooks::{self, DeliveryRow, HookRow};
@@ -764,5 +765,116 @@ impl CiPipelinePath {
     /// The monorepo, when the caller may do `need` in it.
     pub async fn access(&self, h: H<'_>, caller: &Caller, need: Need) -> ApiResult<Access> {
         authz::monorepo(h, caller, &self.owner, &self.monorepo, need).await
+    }
+}
+
+/// `/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/artifacts/{name}`.
+#[derive(Debug, Clone, Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct ArtifactPath {
+    /// The namespace: a person's or an organization's login (any case).
+    pub owner: String,
+    /// The monorepo's name (any case); an old label answers the current monorepo.
+    pub monorepo: String,
+    /// The repo's name (any case).
+    pub repo: String,
+    /// The branch's name; its slashes may be sent raw or as `%2F`.
+    pub branch: String,
+    /// The artifact's name (its file's, like `design.md`).
+    pub name: String,
+}
+
+impl ArtifactPath {
+    /// The monorepo with the caller's access, the repo and the artifact.
+    pub async fn artifact(
+        &self,
+        mut h: H<'_>,
+        caller: &Caller,
+        need: Need,
+    ) -> ApiResult<(Access, RepoRow, artifacts::ArtifactRow)> {
+        let (access, repo) = resolve(
+            h.reborrow(),
+            caller,
+            (&self.owner, &self.monorepo, &self.repo),
+            need,
+        )
+        .await?;
+        let artifact = artifacts::by_name(h, &repo.id, &self.branch, &self.name)
+            .await?
+            .ok_or_else(|| {
+                ApiError::not_found(&format!("artifact {} on {}", self.name, self.branch))
+            })?;
+        Ok((access, repo, artifact))
+    }
+}
+
+/// `.../artifacts/{name}/versions/{n}/document`.
+#[derive(Debug, Clone, Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct ArtifactVersionPath {
+    /// The namespace: a person's or an organization's login (any case).
+    pub owner: String,
+    /// The monorepo's name (any case); an old label answers the current monorepo.
+    pub monorepo: String,
+    /// The repo's name (any case).
+    pub repo: String,
+    /// The branch's name; its slashes may be sent raw or as `%2F`.
+    pub branch: String,
+    /// The artifact's name.
+    pub name: String,
+    /// The version, from 1.
+    pub n: i64,
+}
+
+/// `.../artifacts/{name}/versions/{n}/files/{file}`.
+#[derive(Debug, Clone, Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct ArtifactFilePath {
+    /// The namespace: a person's or an organization's login (any case).
+    pub owner: String,
+    /// The monorepo's name (any case); an old label answers the current monorepo.
+    pub monorepo: String,
+    /// The repo's name (any case).
+    pub repo: String,
+    /// The branch's name; its slashes may be sent raw or as `%2F`.
+    pub branch: String,
+    /// The artifact's name.
+    pub name: String,
+    /// The version, from 1.
+    pub n: i64,
+    /// The file's path in the version; its slashes may be sent raw or as `%2F`.
+    pub file: String,
+}
+
+impl ArtifactFilePath {
+    /// The version's path.
+    pub fn version(&self) -> ArtifactVersionPath {
+        ArtifactVersionPath {
+            owner: self.owner.clone(),
+            monorepo: self.monorepo.clone(),
+            repo: self.repo.clone(),
+            branch: self.branch.clone(),
+            name: self.name.clone(),
+            n: self.n,
+        }
+    }
+}
+
+impl ArtifactVersionPath {
+    /// The monorepo with the caller's access, the repo and the artifact.
+    pub async fn artifact(
+        &self,
+        h: H<'_>,
+        caller: &Caller,
+    ) -> ApiResult<(Access, RepoRow, artifacts::ArtifactRow)> {
+        ArtifactPath {
+            owner: self.owner.clone(),
+            monorepo: self.monorepo.clone(),
+            repo: self.repo.clone(),
+            branch: self.branch.clone(),
+            name: self.name.clone(),
+        }
+        .artifact(h, caller, Need::Read)
+        .await
     }
 }

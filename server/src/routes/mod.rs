@@ -2,6 +2,7 @@
 //! [`api`], which also builds the OpenAPI document, so the document cannot miss one.
 
 mod activity;
+mod artifacts;
 mod branches;
 mod ci;
 mod ci_builds;
@@ -180,6 +181,17 @@ pub fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(ci_builds::artifacts))
         .routes(routes!(ci_builds::download))
         .routes(routes!(ci_webhook::receive))
+        .merge(
+            // Multipart uploads are read under their own limit, not the JSON one.
+            OpenApiRouter::new()
+                .routes(routes!(artifacts::list, artifacts::add))
+                .layer(axum::extract::DefaultBodyLimit::max(
+                    crate::artifacts::upload::TOTAL_MAX + crate::artifacts::upload::FRAMING_MAX,
+                )),
+        )
+        .routes(routes!(artifacts::get, artifacts::delete))
+        .routes(routes!(artifacts::file))
+        .routes(routes!(artifacts::document))
         .routes(routes!(needs::list))
         .routes(routes!(presence::machines))
         .routes(routes!(presence::list))

@@ -13,6 +13,7 @@
 
 mod activity;
 mod api_basics;
+mod artifacts;
 mod branches;
 mod browser;
 mod ci;

@@ -1,0 +1,322 @@
+//! Artifacts on a branch end to end: uploads and their refusals, versions, files and the
+//! rendered document under the sandbox policy, delete.
+
+use reqwest::multipart::{Form, Part};
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+use svc_tests::{expect_error, expect_json};
+
+const B: &str = "/v1/monorepos/ann/mono/repos/app/branches/feat/docs";
+
+/// The smallest PNG: the signature and an IHDR, enough for a type check.
+const PNG: &[u8] =
+    b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01\x08\x06\0\0\0\x1f\x15\xc4\x89";
+
+async fn world() -> svc_tests::Cloned {
+    let c = svc_tests::Cloned::new("mono", "app").await;
+    c.git.commit(&c.work, "first", &[("a.txt", b"a\n")]);
+    c.git.ok(&c.work, &["push", "-q", "origin", "main"]);
+    c.git.ok(&c.work, &["checkout", "-q", "-b", "feat/docs"]);
+    c.git.commit(&c.work, "docs", &[("b.txt", b"b\n")]);
+    c.git.ok(&c.work, &["push", "-q", "origin", "feat/docs"]);
+    c
+}
+
+fn part(name: &str, bytes: &[u8]) -> Part {
+    Part::bytes(bytes.to_vec()).file_name(name.to_owned())
+}
+
+async fn upload(c: &svc_tests::Cloned, form: Form) -> reqwest::Response {
+    c.app
+        .as_user(Method::POST, &format!("{B}/artifacts"), &c.token)
+        .multipart(form)
+        .send()
+        .await
+        .unwrap()
+}
+
+fn sha256(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    hex::encode(sha2::Sha256::digest(bytes))
+}
+
+#[tokio::test]
+async fn a_document_with_its_images_is_versioned_and_served_sandboxed() {
+    let c = world().await;
+    let doc = b"# Design\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n![arch](img/arch.png) ![gone](img/missing.png)\n";
+    let form = Form::new()
+        .part("file", part("design.md", doc))
+        .part("image", part("img/arch.png", PNG));
+    let made: Value = expect_json(upload(&c, form).await, StatusCode::CREATED).await;
+    assert_eq!(made["name"], "design.md");
+    assert_eq!(made["kind"], "document");
+    assert_eq!(made["branch"], "feat/docs");
+    let v1 = &made["versions"][0];
+    assert_eq!(v1["n"], 1);
+    assert_eq!(v1["sha256"], sha256(doc));
+    assert_eq!(v1["files"][1]["path"], "img/arch.png");
+    assert_eq!(v1["files"][1]["content_type"], "image/png");
+
+    // The same name uploads the next version; the list shows the newest only.
+    let doc2 = b"# Design v2\n\n![arch](img/arch.png)\n";
+    let form = Form::new()
+        .part("file", part("design.md", doc2))
+        .part("image", part("img/arch.png", PNG));
+    let v2: Value = expect_json(upload(&c, form).await, StatusCode::CREATED).await;
+    assert_eq!(v2["versions"].as_array().unwrap().len(), 2);
+    assert_eq!(v2["id"], made["id"]);
+    let list = c.app.get_json(&c.token, &format!("{B}/artifacts")).await;
+    assert_eq!(list["items"].as_array().unwrap().len(), 1);
+    assert_eq!(list["items"][0]["versions"][0]["n"], 2);
+    let one = c
+        .app
+        .get_json(&c.token, &format!("{B}/artifacts/design.md"))
+        .await;
+    assert_eq!(one["versions"].as_array().unwrap().len(), 2);
+
+    // A file: its type, the sandbox, its digest; the raw slash in its path works too.
+    let r = c
+        .app
+        .as_user(
+            Method::GET,
+            &format!("{B}/artifacts/design.md/versions/1/files/img/arch.png"),
+            &c.token,
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    assert_eq!(r.headers()["content-type"], "image/png");
+    assert_eq!(
+        r.headers()["content-security-policy"],
+        "sandbox; default-src 'none'"
+    );
+    assert_eq!(r.headers()["x-svc-sha256"].to_str().unwrap(), sha256(PNG));
+    assert_eq!(&r.bytes().await.unwrap()[..], PNG);
+
+    // The document: Markdown rendered, its own image inlined, a missing one as written.
+    let r = c
+        .app
+        .as_user(
+            Method::GET,
+            &format!("{B}/artifacts/design.md/versions/1/document"),
+            &c.token,
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    assert_eq!(
+        r.headers()["content-security-policy"],
+        "sandbox; default-src 'none'"
+    );
+    let html = r.text().await.unwrap();
+    assert!(html.contains("<table>"), "{html}");
+    use base64::Engine;
+    let data = format!(
+        "data:image/png;base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(PNG)
+    );
+    assert!(html.contains(&data), "{html}");
+    assert!(html.contains("img/missing.png"), "{html}");
+    let r = c
+        .app
+        .as_user(
+            Method::GET,
+            &format!("{B}/artifacts/design.md/versions/3/document"),
+            &c.token,
+        )
+        .send()
+        .await
+        .unwrap();
+    expect_error(r, StatusCode::NOT_FOUND, "not_found").await;
+
+    // An image artifact answers its image as its document.
+    let form = Form::new().part("file", part("shot.png", PNG));
+    expect_json::<Value>(upload(&c, form).await, StatusCode::CREATED).await;
+    let r = c
+        .app
+        .as_user(
+            Method::GET,
+            &format!("{B}/artifacts/shot.png/versions/1/document"),
+            &c.token,
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.headers()["content-type"], "image/png");
+    assert!(r.headers().contains_key("content-security-policy"));
+
+    // Delete: every version and its bytes go, with an event.
+    let r = c
+        .app
+        .as_user(
+            Method::DELETE,
+            &format!("{B}/artifacts/design.md"),
+            &c.token,
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::NO_CONTENT);
+    let r = c
+        .app
+        .as_user(Method::GET, &format!("{B}/artifacts/design.md"), &c.token)
+        .send()
+        .await
+        .unwrap();
+    expect_error(r, StatusCode::NOT_FOUND, "not_found").await;
+    let folder = c
+        .app
+        .data_dir
+        .path()
+        .join("artifacts")
+        .join(made["id"].as_str().unwrap());
+    assert!(!folder.exists(), "its bytes are gone");
+    let events = c
+        .app
+        .get_json(&c.token, "/v1/monorepos/ann/mono/events?kinds=artifact.added,artifact.versioned,artifact.deleted")
+        .await;
+    let kinds: Vec<&str> = events["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "artifact.added",
+            "artifact.versioned",
+            "artifact.added",
+            "artifact.deleted"
+        ]
+    );
+}
+
+#[tokio::test]
+async fn every_refusal_has_its_code() {
+    let c = world().await;
+    let refused = async |form: Form, status: StatusCode, code: &str| {
+        expect_error(upload(&c, form).await, status, code).await
+    };
+    // Kinds, names and paths.
+    refused(
+        Form::new().part("file", part("run.sh", b"echo")),
+        StatusCode::BAD_REQUEST,
+        "bad_request",
+    )
+    .await;
+    refused(
+        Form::new()
+            .part("file", part("d.md", b"x"))
+            .part("image", part("../up.png", PNG)),
+        StatusCode::BAD_REQUEST,
+        "bad_request",
+    )
+    .await;
+    refused(
+        Form::new()
+            .part("file", part("d.md", b"x"))
+            .part("image", part("/abs.png", PNG)),
+        StatusCode::BAD_REQUEST,
+        "bad_request",
+    )
+    .await;
+    // An image's bytes must be its type.
+    refused(
+        Form::new().part("file", part("fake.png", b"GIF89a....")),
+        StatusCode::BAD_REQUEST,
+        "bad_request",
+    )
+    .await;
+    refused(Form::new(), StatusCode::BAD_REQUEST, "bad_request").await;
+    // 20 files at most.
+    let mut form = Form::new().part("file", part("d.md", b"x"));
+    for i in 0..20 {
+        form = form.part("image", part(&format!("i{i}.png"), PNG));
+    }
+    refused(form, StatusCode::BAD_REQUEST, "too_many_files").await;
+    // A document is at most 1.5 MiB; an upload 10 MiB in all.
+    let big = vec![b'a'; 1024 * 1024 * 3 / 2 + 1];
+    refused(
+        Form::new().part("file", part("d.md", &big)),
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "too_large",
+    )
+    .await;
+    // One byte over 10 MiB of files (the framing fits the header's allowance, so the
+    // count is made as the bytes come).
+    let mut png = PNG.to_vec();
+    png.resize(5 * 1024 * 1024, 0);
+    refused(
+        Form::new()
+            .part("file", part("d.md", b"x"))
+            .part("image", part("a.png", &png))
+            .part("image", part("b.png", &png)),
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "too_large",
+    )
+    .await;
+    // Content-Length is required (a chunked body); too much declared is refused at once.
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let addr = c.app.base.trim_start_matches("http://").to_owned();
+    for (framing, status) in [
+        ("Transfer-Encoding: chunked", "411"),
+        ("Content-Length: 20000000", "413"),
+    ] {
+        let mut s = tokio::net::TcpStream::connect(&addr).await.unwrap();
+        let head = format!(
+            "POST {B}/artifacts HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {}\r\nContent-Type: multipart/form-data; boundary=x\r\n{framing}\r\nConnection: close\r\n\r\n",
+            c.token
+        );
+        s.write_all(head.as_bytes()).await.unwrap();
+        let mut answer = vec![0u8; 12];
+        s.read_exact(&mut answer).await.unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&answer),
+            format!("HTTP/1.1 {status}")
+        );
+    }
+    // A branch the repo lacks; an outsider.
+    let r = c
+        .app
+        .as_user(
+            Method::POST,
+            "/v1/monorepos/ann/mono/repos/app/branches/nope/artifacts",
+            &c.token,
+        )
+        .multipart(Form::new().part("file", part("d.md", b"x")))
+        .send()
+        .await
+        .unwrap();
+    expect_error(r, StatusCode::NOT_FOUND, "not_found").await;
+    let eve = c
+        .app
+        .bootstrap(json!({"email": "eve@example.com"}))
+        .await
+        .credential
+        .token;
+    let r = c
+        .app
+        .as_user(Method::GET, &format!("{B}/artifacts"), &eve)
+        .send()
+        .await
+        .unwrap();
+    expect_error(r, StatusCode::NOT_FOUND, "not_found").await;
+    // 100 artifacts a branch.
+    for i in 0..100 {
+        let form = Form::new().part("file", part(&format!("n{i}.md"), b"x"));
+        let r = upload(&c, form).await;
+        assert_eq!(r.status(), StatusCode::CREATED, "{i}");
+    }
+    refused(
+        Form::new().part("file", part("one-more.md", b"x")),
+        StatusCode::CONFLICT,
+        "too_many_artifacts",
+    )
+    .await;
+    // A new version of one of them still goes in.
+    let r = upload(&c, Form::new().part("file", part("n3.md", b"y"))).await;
+    assert_eq!(r.status(), StatusCode::CREATED);
+}
