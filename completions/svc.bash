@@ -19,6 +19,9 @@ _svc() {
             svc,api)
                 cmd="svc__subcmd__api"
                 ;;
+            svc,artifact)
+                cmd="svc__subcmd__artifact"
+                ;;
             svc,auth)
                 cmd="svc__subcmd__auth"
                 ;;
@@ -93,6 +96,42 @@ _svc() {
                 ;;
             svc,worktree)
                 cmd="svc__subcmd__worktree"
+                ;;
+            svc__subcmd__artifact,add)
+                cmd="svc__subcmd__artifact__subcmd__add"
+                ;;
+            svc__subcmd__artifact,delete)
+                cmd="svc__subcmd__artifact__subcmd__delete"
+                ;;
+            svc__subcmd__artifact,help)
+                cmd="svc__subcmd__artifact__subcmd__help"
+                ;;
+            svc__subcmd__artifact,list)
+                cmd="svc__subcmd__artifact__subcmd__list"
+                ;;
+            svc__subcmd__artifact,open)
+                cmd="svc__subcmd__artifact__subcmd__open"
+                ;;
+            svc__subcmd__artifact,view)
+                cmd="svc__subcmd__artifact__subcmd__view"
+                ;;
+            svc__subcmd__artifact__subcmd__help,add)
+                cmd="svc__subcmd__artifact__subcmd__help__subcmd__add"
+                ;;
+            svc__subcmd__artifact__subcmd__help,delete)
+                cmd="svc__subcmd__artifact__subcmd__help__subcmd__delete"
+                ;;
+            svc__subcmd__artifact__subcmd__help,help)
+                cmd="svc__subcmd__artifact__subcmd__help__subcmd__help"
+                ;;
+            svc__subcmd__artifact__subcmd__help,list)
+                cmd="svc__subcmd__artifact__subcmd__help__subcmd__list"
+                ;;
+            svc__subcmd__artifact__subcmd__help,open)
+                cmd="svc__subcmd__artifact__subcmd__help__subcmd__open"
+                ;;
+            svc__subcmd__artifact__subcmd__help,view)
+                cmd="svc__subcmd__artifact__subcmd__help__subcmd__view"
                 ;;
             svc__subcmd__auth,help)
                 cmd="svc__subcmd__auth__subcmd__help"
@@ -313,6 +352,9 @@ _svc() {
             svc__subcmd__help,api)
                 cmd="svc__subcmd__help__subcmd__api"
                 ;;
+            svc__subcmd__help,artifact)
+                cmd="svc__subcmd__help__subcmd__artifact"
+                ;;
             svc__subcmd__help,auth)
                 cmd="svc__subcmd__help__subcmd__auth"
                 ;;
@@ -387,6 +429,21 @@ _svc() {
                 ;;
             svc__subcmd__help,worktree)
                 cmd="svc__subcmd__help__subcmd__worktree"
+                ;;
+            svc__subcmd__help__subcmd__artifact,add)
+                cmd="svc__subcmd__help__subcmd__artifact__subcmd__add"
+                ;;
+            svc__subcmd__help__subcmd__artifact,delete)
+                cmd="svc__subcmd__help__subcmd__artifact__subcmd__delete"
+                ;;
+            svc__subcmd__help__subcmd__artifact,list)
+                cmd="svc__subcmd__help__subcmd__artifact__subcmd__list"
+                ;;
+            svc__subcmd__help__subcmd__artifact,open)
+                cmd="svc__subcmd__help__subcmd__artifact__subcmd__open"
+                ;;
+            svc__subcmd__help__subcmd__artifact,view)
+                cmd="svc__subcmd__help__subcmd__artifact__subcmd__view"
                 ;;
             svc__subcmd__help__subcmd__auth,setup-git)
                 cmd="svc__subcmd__help__subcmd__auth__subcmd__setup__subcmd__git"
@@ -1031,7 +1088,7 @@ _svc() {
 
     case "${cmd}" in
         svc)
-            opts="-h -V --server --json --help --version login logout auth git-credential credential monorepo org issue label repo clone branch review status checks release deploy hook ci sync api meta completions daemon worktree help"
+            opts="-h -V --server --json --help --version login logout auth git-credential credential monorepo org issue label repo clone branch review status checks artifact release deploy hook ci sync api meta completions daemon worktree help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1088,6 +1145,296 @@ _svc() {
                     return 0
                     ;;
                 -H)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__artifact)
+            opts="-h -V --server --json --help --version add list view open delete help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__artifact__subcmd__add)
+            opts="-R -b -h -V --repo --branch --server --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --repo)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -R)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --branch)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -b)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__artifact__subcmd__delete)
+            opts="-R -b -h -V --repo --branch --server --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --repo)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -R)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --branch)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -b)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__artifact__subcmd__help)
+            opts="add list view open delete help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__artifact__subcmd__help__subcmd__add)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__artifact__subcmd__help__subcmd__delete)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__artifact__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__artifact__subcmd__help__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__artifact__subcmd__help__subcmd__open)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__artifact__subcmd__help__subcmd__view)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__artifact__subcmd__list)
+            opts="-R -b -h -V --repo --branch --server --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --repo)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -R)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --branch)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -b)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__artifact__subcmd__open)
+            opts="-R -b -h --repo --branch --version --print --server --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --repo)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -R)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --branch)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -b)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --version)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__artifact__subcmd__view)
+            opts="-R -b -h -V --repo --branch --server --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --repo)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -R)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --branch)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -b)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2671,7 +3018,7 @@ _svc() {
             return 0
             ;;
         svc__subcmd__help)
-            opts="login logout auth git-credential credential monorepo org issue label repo clone branch review status checks release deploy hook ci sync api meta completions daemon worktree help"
+            opts="login logout auth git-credential credential monorepo org issue label repo clone branch review status checks artifact release deploy hook ci sync api meta completions daemon worktree help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2687,6 +3034,90 @@ _svc() {
         svc__subcmd__help__subcmd__api)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__help__subcmd__artifact)
+            opts="add list view open delete"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__help__subcmd__artifact__subcmd__add)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__help__subcmd__artifact__subcmd__delete)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__help__subcmd__artifact__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__help__subcmd__artifact__subcmd__open)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__help__subcmd__artifact__subcmd__view)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

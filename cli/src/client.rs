@@ -258,6 +258,9 @@ pub fn advice(code: ErrorCode) -> Option<&'static str> {
             "the tag names another commit or is locked by a published release; pick another tag, svc release list shows the releases"
         }
         ErrorCode::TooLarge => "make it smaller than the limit the message names",
+        ErrorCode::TooManyArtifacts => {
+            "svc artifact list shows the branch's artifacts; svc artifact delete removes one"
+        }
         ErrorCode::TooManyFiles => {
             "replace a file by uploading under its name with svc release upload --name, or delete one with svc api"
         }

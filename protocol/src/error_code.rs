@@ -123,6 +123,8 @@ error_codes! {
     NamespaceTaken = "namespace_taken",
     /// A repo without a main branch yet.
     NoMain = "no_main",
+    /// Editing or deleting someone else's artifact comment.
+    NotAuthor = "not_author",
     /// Unknown, forgotten, or not visible to the caller.
     NotFound = "not_found",
     /// A release commit that is not on main.
@@ -157,6 +159,12 @@ error_codes! {
     TooManyFiles = "too_many_files",
     /// Over 100 artifacts on a branch.
     TooManyArtifacts = "too_many_artifacts",
+    /// Over 20 `@login` mentions in an artifact comment.
+    TooManyMentions = "too_many_mentions",
+    /// A 201st reply in an artifact comment thread.
+    TooManyReplies = "too_many_replies",
+    /// A 501st thread on an artifact.
+    TooManyThreads = "too_many_threads",
     /// A 501st label in a monorepo.
     TooManyLabels = "too_many_labels",
     /// Over the limit of statuses on one commit.

@@ -878,3 +878,49 @@ impl ArtifactVersionPath {
         .await
     }
 }
+
+/// `/v1/monorepos/{owner}/{monorepo}/repos/{repo}/artifact-comments/{id}`.
+#[derive(Debug, Clone, Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct ArtifactCommentPath {
+    /// The namespace: a person's or an organization's login (any case).
+    pub owner: String,
+    /// The monorepo's name (any case); an old label answers the current monorepo.
+    pub monorepo: String,
+    /// The repo's name (any case).
+    pub repo: String,
+    /// The comment's id.
+    pub id: String,
+}
+
+impl ArtifactCommentPath {
+    /// The monorepo with the caller's access, the repo, the comment and its artifact.
+    pub async fn comment(
+        &self,
+        mut h: H<'_>,
+        caller: &Caller,
+        need: Need,
+    ) -> ApiResult<(
+        Access,
+        RepoRow,
+        artifacts::CommentRow,
+        artifacts::ArtifactRow,
+    )> {
+        let (access, repo) = resolve(
+            h.reborrow(),
+            caller,
+            (&self.owner, &self.monorepo, &self.repo),
+            need,
+        )
+        .await?;
+        let missing = || ApiError::not_found(&format!("artifact comment {}", self.id));
+        let comment = artifacts::comment(h.reborrow(), &self.id)
+            .await?
+            .ok_or_else(missing)?;
+        let artifact = artifacts::by_id(h, &comment.artifact_id)
+            .await?
+            .filter(|a| a.repo_id == repo.id)
+            .ok_or_else(missing)?;
+        Ok((access, repo, comment, artifact))
+    }
+}

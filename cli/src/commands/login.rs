@@ -64,7 +64,7 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
     outln!("First copy your one-time code: {}", code.user_code)?;
     outln!("Then open {} and approve it.", code.verification_uri)?;
     if !args.no_browser && !headless() {
-        open_browser(&code.verification_uri_complete);
+        let _ = open_browser(&code.verification_uri_complete);
     }
     let spinner = std::io::stderr().is_terminal().then(|| {
         let s = indicatif::ProgressBar::new_spinner().with_message("Waiting for approval...");
@@ -203,23 +203,32 @@ pub fn host_name() -> String {
 }
 
 /// No display to open a browser on.
-fn headless() -> bool {
+pub fn headless() -> bool {
     cfg!(target_os = "linux")
         && std::env::var_os("DISPLAY").is_none()
         && std::env::var_os("WAYLAND_DISPLAY").is_none()
 }
 
-fn open_browser(url: &str) {
-    let opener = if cfg!(target_os = "macos") {
-        "open"
+/// Starts the platform's opener on `target`, a URL or a file: `open` on macOS, `start`
+/// on Windows, `xdg-open` elsewhere. It opens a browser, or the file's viewer, and most
+/// often exits at once.
+pub fn open_browser(target: &str) -> std::io::Result<std::process::Child> {
+    let mut command = if cfg!(target_os = "macos") {
+        std::process::Command::new("open")
+    } else if cfg!(windows) {
+        // `start` is cmd's; its first quoted argument is a window title.
+        let mut command = std::process::Command::new("cmd");
+        command.args(["/C", "start", ""]);
+        command
     } else {
-        "xdg-open"
+        std::process::Command::new("xdg-open")
     };
-    let _ = std::process::Command::new(opener)
-        .arg(url)
+    command
+        .arg(target)
+        .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
-        .spawn();
+        .spawn()
 }
 
 /// A device-flow answer that is not what the flow promises.

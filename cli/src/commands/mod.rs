@@ -1,6 +1,7 @@
 //! Every command: one file per leaf command, a folder per group.
 
 pub mod api;
+pub mod artifact;
 pub mod auth;
 pub mod branch;
 pub mod checks;
@@ -80,6 +81,8 @@ pub enum Command {
     Status(status::Command),
     Checks(checks::Args),
     #[command(subcommand)]
+    Artifact(artifact::Command),
+    #[command(subcommand)]
     Release(release::Command),
     #[command(subcommand)]
     Deploy(deploy::Command),
@@ -117,6 +120,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Review(args) => review::run(g, &args),
         Command::Status(cmd) => status::run(g, cmd),
         Command::Checks(args) => checks::run(g, &args),
+        Command::Artifact(cmd) => artifact::run(g, cmd),
         Command::Release(cmd) => release::run(g, cmd),
         Command::Deploy(cmd) => deploy::run(g, cmd),
         Command::Hook(cmd) => hook::run(g, cmd),

@@ -4,6 +4,7 @@
 //! versions sharing an image store it once) before the rows and their event commit.
 
 pub mod blobs;
+pub mod comments;
 pub mod document;
 pub mod kinds;
 pub mod upload;

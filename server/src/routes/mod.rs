@@ -2,6 +2,7 @@
 //! [`api`], which also builds the OpenAPI document, so the document cannot miss one.
 
 mod activity;
+mod artifact_comments;
 mod artifacts;
 mod branches;
 mod ci;
@@ -192,6 +193,14 @@ pub fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(artifacts::get, artifacts::delete))
         .routes(routes!(artifacts::file))
         .routes(routes!(artifacts::document))
+        .routes(routes!(artifact_comments::add))
+        .routes(routes!(
+            artifact_comments::get,
+            artifact_comments::update,
+            artifact_comments::delete
+        ))
+        .routes(routes!(artifact_comments::list))
+        .routes(routes!(artifact_comments::branch))
         .routes(routes!(needs::list))
         .routes(routes!(presence::machines))
         .routes(routes!(presence::list))

@@ -166,3 +166,107 @@ pub async fn file(h: H<'_>, artifact_id: &str, n: i64, path: &str) -> Result<Opt
     Ok(on!(h, c => sqlx::query_as(sqlx::AssertSqlSafe(sql))
         .bind(artifact_id).bind(n).bind(path).fetch_optional(c).await?))
 }
+
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct CommentRow {
+    pub id: String,
+    pub artifact_id: String,
+    /// The root's id (its own for a root).
+    pub thread: String,
+    pub version: i64,
+    /// The anchor as JSON (roots).
+    pub anchor: Option<String>,
+    pub body: Option<String>,
+    pub author_id: String,
+    pub author: String,
+    pub mentions: String,
+    /// `open` or `resolved` (roots).
+    pub state: Option<String>,
+    pub reply_count: i64,
+    pub created_at: i64,
+    pub updated_at: i64,
+    pub body_version: i64,
+    pub idempotency_key: Option<String>,
+    pub request: Option<String>,
+}
+
+const COMMENT: &str = "id, artifact_id, thread, version, anchor, body, author_id, author, mentions, state, reply_count, created_at, updated_at, body_version, idempotency_key, request";
+
+pub async fn insert_comment(h: H<'_>, c: &CommentRow) -> Result<()> {
+    let sql = format!(
+        "INSERT INTO artifact_comments ({COMMENT})
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)"
+    );
+    on!(h, db => sqlx::query(sqlx::AssertSqlSafe(sql))
+        .bind(&c.id).bind(&c.artifact_id).bind(&c.thread).bind(c.version).bind(&c.anchor)
+        .bind(&c.body).bind(&c.author_id).bind(&c.author).bind(&c.mentions).bind(&c.state)
+        .bind(c.reply_count).bind(c.created_at).bind(c.updated_at).bind(c.body_version)
+        .bind(&c.idempotency_key).bind(&c.request).execute(db).await?.rows_affected());
+    Ok(())
+}
+
+/// Writes a comment's body, state, reply count and times as they now stand.
+pub async fn put_comment(h: H<'_>, c: &CommentRow) -> Result<()> {
+    on!(h, db => sqlx::query(
+        "UPDATE artifact_comments SET body = $2, state = $3, reply_count = $4, updated_at = $5,
+           body_version = $6, mentions = $7 WHERE id = $1",
+    )
+    .bind(&c.id).bind(&c.body).bind(&c.state).bind(c.reply_count).bind(c.updated_at)
+    .bind(c.body_version).bind(&c.mentions).execute(db).await?.rows_affected());
+    Ok(())
+}
+
+pub async fn delete_comment(h: H<'_>, id: &str) -> Result<()> {
+    on!(h, db => sqlx::query("DELETE FROM artifact_comments WHERE id = $1")
+        .bind(id).execute(db).await?.rows_affected());
+    Ok(())
+}
+
+pub async fn comment(h: H<'_>, id: &str) -> Result<Option<CommentRow>> {
+    let sql = format!("SELECT {COMMENT} FROM artifact_comments WHERE id = $1");
+    Ok(on!(h, db => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(id).fetch_optional(db).await?))
+}
+
+/// The comment a person made with an `Idempotency-Key`.
+pub async fn comment_by_key(h: H<'_>, author_id: &str, key: &str) -> Result<Option<CommentRow>> {
+    let sql = format!(
+        "SELECT {COMMENT} FROM artifact_comments WHERE author_id = $1 AND idempotency_key = $2"
+    );
+    Ok(on!(h, db => sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        .bind(author_id).bind(key).fetch_optional(db).await?))
+}
+
+/// Threads the artifact has (roots).
+pub async fn thread_count(h: H<'_>, artifact_id: &str) -> Result<i64> {
+    Ok(on!(h, db => sqlx::query_scalar(
+        "SELECT COUNT(*) FROM artifact_comments WHERE artifact_id = $1 AND thread = id",
+    )
+    .bind(artifact_id).fetch_one(db).await?))
+}
+
+/// Every comment of one artifact, or of every artifact on a branch, roots and replies
+/// oldest first.
+pub async fn comments(
+    h: H<'_>,
+    repo_id: &str,
+    branch: &str,
+    artifact_id: Option<&str>,
+) -> Result<Vec<CommentRow>> {
+    let columns = COMMENT
+        .split(", ")
+        .map(|c| format!("c.{c}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let sql = format!(
+        "SELECT {columns} FROM artifact_comments c JOIN artifacts a ON a.id = c.artifact_id
+         WHERE a.repo_id = $1 AND a.branch = $2 AND ($3 IS NULL OR a.id = $3)
+         ORDER BY c.created_at, c.id"
+    );
+    Ok(on!(h, db => sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        .bind(repo_id).bind(branch).bind(artifact_id).fetch_all(db).await?))
+}
+
+pub async fn by_id(h: H<'_>, id: &str) -> Result<Option<ArtifactRow>> {
+    let sql = format!("SELECT {ARTIFACT} FROM artifacts WHERE id = $1");
+    Ok(on!(h, db => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(id).fetch_optional(db).await?))
+}

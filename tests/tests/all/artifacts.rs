@@ -320,3 +320,288 @@ async fn every_refusal_has_its_code() {
     let r = upload(&c, Form::new().part("file", part("n3.md", b"y"))).await;
     assert_eq!(r.status(), StatusCode::CREATED);
 }
+
+/// A comment request on `name`, as `token`.
+async fn comment(
+    c: &svc_tests::Cloned,
+    token: &str,
+    name: &str,
+    body: Value,
+    key: Option<&str>,
+) -> reqwest::Response {
+    let mut r = c
+        .app
+        .as_user(
+            Method::POST,
+            &format!("{B}/artifacts/{name}/comments"),
+            token,
+        )
+        .json(&body);
+    if let Some(key) = key {
+        r = r.header("idempotency-key", key);
+    }
+    r.send().await.unwrap()
+}
+
+#[tokio::test]
+async fn comment_threads_live_and_die_as_specified() {
+    let c = world().await;
+    let doc = Form::new().part("file", part("plan.md", b"# Plan\n\nShip it.\n"));
+    expect_json::<Value>(upload(&c, doc).await, StatusCode::CREATED).await;
+    let doc = Form::new().part("file", part("plan.md", b"# Plan\n\nShip it now.\n"));
+    expect_json::<Value>(upload(&c, doc).await, StatusCode::CREATED).await;
+    // Bob is a member; carol is not.
+    let bob = c
+        .app
+        .bootstrap(json!({"email": "bob@example.com", "login": "bob"}))
+        .await
+        .credential
+        .token;
+    c.app
+        .bootstrap(json!({"email": "carol@example.com", "login": "carol"}))
+        .await;
+    let r = c
+        .app
+        .as_user(Method::PUT, "/v1/monorepos/ann/mono/members/bob", &c.token)
+        .json(&json!({"role": "member"}))
+        .send()
+        .await
+        .unwrap();
+    assert!(r.status().is_success(), "{}", r.status());
+
+    // A thread on an anchor, version defaulting to the newest; mentions of members only.
+    let anchor = json!({"blockId": "p-1", "start": 0, "end": 4, "exact": "Ship", "suffix": " it"});
+    let r = comment(
+        &c,
+        &c.token,
+        "plan.md",
+        json!({"body": "Why now, @bob and @carol?", "anchor": anchor}),
+        Some("k1"),
+    )
+    .await;
+    let root: Value = expect_json(r, StatusCode::CREATED).await;
+    assert_eq!(root["version"], 2);
+    assert_eq!(root["anchor"], anchor);
+    assert_eq!(root["mentions"], json!(["bob"]));
+    assert_eq!(root["state"], "open");
+    let root_id = root["id"].as_str().unwrap().to_owned();
+    // A retry with the key answers the first; another request with it is refused.
+    let r = comment(
+        &c,
+        &c.token,
+        "plan.md",
+        json!({"body": "Why now, @bob and @carol?", "anchor": anchor}),
+        Some("k1"),
+    )
+    .await;
+    assert_eq!(r.status(), StatusCode::OK);
+    assert_eq!(r.headers()["svc-replayed"], "true");
+    let again: Value = r.json().await.unwrap();
+    assert_eq!(again["id"], root_id.as_str());
+    let r = comment(
+        &c,
+        &c.token,
+        "plan.md",
+        json!({"body": "other"}),
+        Some("k1"),
+    )
+    .await;
+    expect_error(
+        r,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "idempotency_key_reused",
+    )
+    .await;
+    // A quote is stored as an external anchor; version 1 may be named.
+    let r = comment(
+        &c,
+        &c.token,
+        "plan.md",
+        json!({"body": "old", "quote": "Ship it.", "version": 1}),
+        None,
+    )
+    .await;
+    let quoted: Value = expect_json(r, StatusCode::CREATED).await;
+    assert_eq!(
+        quoted["anchor"],
+        json!({"blockId": "external", "start": 0, "end": 0, "exact": "Ship it."})
+    );
+    assert_eq!(quoted["version"], 1);
+    // Bob replies to the thread through its root; a reply to a reply joins the root.
+    let r = comment(
+        &c,
+        &bob,
+        "plan.md",
+        json!({"body": "Because.", "in_reply_to": root_id}),
+        None,
+    )
+    .await;
+    let reply: Value = expect_json(r, StatusCode::CREATED).await;
+    assert_eq!(reply["thread"], root_id.as_str());
+    assert!(reply.get("state").is_none());
+    let r = comment(
+        &c,
+        &c.token,
+        "plan.md",
+        json!({"body": "Fine.", "in_reply_to": reply["id"]}),
+        None,
+    )
+    .await;
+    let reply2: Value = expect_json(r, StatusCode::CREATED).await;
+    assert_eq!(reply2["thread"], root_id.as_str());
+    let r = comment(
+        &c,
+        &c.token,
+        "plan.md",
+        json!({"body": "x", "in_reply_to": root_id, "quote": "q"}),
+        None,
+    )
+    .await;
+    expect_error(r, StatusCode::BAD_REQUEST, "bad_request").await;
+
+    // Refusals: body size, mentions.
+    let r = comment(
+        &c,
+        &c.token,
+        "plan.md",
+        json!({"body": "a".repeat(64 * 1024 + 1)}),
+        None,
+    )
+    .await;
+    expect_error(r, StatusCode::PAYLOAD_TOO_LARGE, "too_large").await;
+    let many: String = (0..21).map(|i| format!("@p{i} ")).collect();
+    let r = comment(&c, &c.token, "plan.md", json!({"body": many}), None).await;
+    expect_error(r, StatusCode::BAD_REQUEST, "too_many_mentions").await;
+
+    // Editing: only the author, and not over a newer edit.
+    let url = |id: &str| format!("/v1/monorepos/ann/mono/repos/app/artifact-comments/{id}");
+    let patch = |token: &str, id: &str, body: Value| {
+        c.app
+            .as_user(Method::PATCH, &url(id), token)
+            .json(&body)
+            .send()
+    };
+    let r = patch(&bob, &root_id, json!({"body": "hijack"}))
+        .await
+        .unwrap();
+    expect_error(r, StatusCode::FORBIDDEN, "not_author").await;
+    let r = patch(
+        &c.token,
+        &root_id,
+        json!({"body": "Why now?", "base_version": 1}),
+    )
+    .await
+    .unwrap();
+    let edited: Value = expect_json(r, StatusCode::OK).await;
+    assert_eq!(edited["body_version"], 2);
+    let r = patch(
+        &c.token,
+        &root_id,
+        json!({"body": "late", "base_version": 1}),
+    )
+    .await
+    .unwrap();
+    let e = expect_error(r, StatusCode::CONFLICT, "edited").await;
+    assert_eq!(e["error"]["current"], "Why now?");
+    // Any member resolves (through a reply, answering the root) and reopens.
+    let r = patch(
+        &bob,
+        reply["id"].as_str().unwrap(),
+        json!({"state": "resolved"}),
+    )
+    .await
+    .unwrap();
+    let resolved: Value = expect_json(r, StatusCode::OK).await;
+    assert_eq!(resolved["id"], root_id.as_str());
+    assert_eq!(resolved["state"], "resolved");
+    let r = patch(&bob, &root_id, json!({"state": "open"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        expect_json::<Value>(r, StatusCode::OK).await["state"],
+        "open"
+    );
+
+    // The threads: roots oldest first with their replies; the branch's list too.
+    let list = c
+        .app
+        .get_json(&c.token, &format!("{B}/artifacts/plan.md/threads"))
+        .await;
+    let items = list["items"].as_array().unwrap();
+    assert_eq!(items.len(), 2);
+    assert_eq!(items[0]["root"]["id"], root_id.as_str());
+    assert_eq!(items[0]["root"]["reply_count"], 2);
+    assert_eq!(items[0]["replies"].as_array().unwrap().len(), 2);
+    let all = c
+        .app
+        .get_json(&c.token, &format!("{B}/artifact-threads"))
+        .await;
+    assert_eq!(all["items"].as_array().unwrap().len(), 2);
+    assert_eq!(all["items"][1]["artifact_name"], "plan.md");
+
+    // Deleting: only your own; a root with replies keeps its place until its last reply.
+    let del = |token: &str, id: &str| c.app.as_user(Method::DELETE, &url(id), token).send();
+    let r = del(&bob, &root_id).await.unwrap();
+    expect_error(r, StatusCode::FORBIDDEN, "not_author").await;
+    assert_eq!(
+        del(&c.token, &root_id).await.unwrap().status(),
+        StatusCode::NO_CONTENT
+    );
+    let kept = c.app.get_json(&c.token, &url(&root_id)).await;
+    assert!(kept["body"].is_null());
+    assert_eq!(
+        del(&bob, reply["id"].as_str().unwrap())
+            .await
+            .unwrap()
+            .status(),
+        StatusCode::NO_CONTENT
+    );
+    assert_eq!(
+        c.app.get_json(&c.token, &url(&root_id)).await["reply_count"],
+        1
+    );
+    assert_eq!(
+        del(&c.token, reply2["id"].as_str().unwrap())
+            .await
+            .unwrap()
+            .status(),
+        StatusCode::NO_CONTENT
+    );
+    let r = c
+        .app
+        .as_user(Method::GET, &url(&root_id), &c.token)
+        .send()
+        .await
+        .unwrap();
+    expect_error(r, StatusCode::NOT_FOUND, "not_found").await;
+    let list = c
+        .app
+        .get_json(&c.token, &format!("{B}/artifacts/plan.md/threads"))
+        .await;
+    assert_eq!(list["items"].as_array().unwrap().len(), 1);
+
+    // The events, in order.
+    let events = c
+        .app
+        .get_json(&c.token, "/v1/monorepos/ann/mono/events?kinds=artifact_comment.added,artifact_comment.edited,artifact_comment.resolved,artifact_comment.reopened,artifact_comment.deleted")
+        .await;
+    let kinds: Vec<&str> = events["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["kind"].as_str().unwrap())
+        .collect();
+    assert!(
+        kinds.contains(&"artifact_comment.resolved")
+            && kinds.contains(&"artifact_comment.reopened"),
+        "{kinds:?}"
+    );
+    assert_eq!(
+        kinds
+            .iter()
+            .filter(|k| **k == "artifact_comment.deleted")
+            .count(),
+        4,
+        "{kinds:?}"
+    );
+}
