@@ -19,7 +19,8 @@ pub struct FeedEvent {
     /// The line's number on the monorepo's `feed` topic.
     pub n: i64,
     /// `push`, `branch.opened`, `branch.deleted`, `merged`, `review`, `status`,
-    /// `worktree.reported`, `worktree.removed` or `meta.saved`.
+    /// `worktree.reported`, `worktree.removed`, `meta.saved`, or
+    /// `artifact_comment.added` for a comment that mentions someone.
     pub kind: String,
     #[serde(with = "time::serde::rfc3339")]
     pub at: OffsetDateTime,
@@ -71,9 +72,13 @@ pub struct FeedDetails {
     pub machine: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub worktree: Option<String>,
-    /// `meta.saved`: the file's path.
+    /// `meta.saved`: the file's path; `artifact_comment.added`: the artifact's name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
+    /// `artifact_comment.added`: the members the comment mentions (only such comments
+    /// are activity).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mentions: Vec<String>,
 }
 
 /// `GET /v1/events`: newest first by the display key `(at, monorepo_id, seq)`.

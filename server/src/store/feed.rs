@@ -24,6 +24,7 @@ pub fn details_of(e: &NewEvent<'_>) -> Option<FeedDetails> {
             | "worktree.reported"
             | "worktree.removed"
             | "meta.saved"
+            | "artifact_comment.added"
     );
     if !activity {
         return None;
@@ -34,6 +35,16 @@ pub fn details_of(e: &NewEvent<'_>) -> Option<FeedDetails> {
         return None;
     }
     let row = &body["row"];
+    let mentions: Vec<String> = row["mentions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|m| m.as_str().map(str::to_owned))
+        .collect();
+    // A comment on an artifact is activity when it mentions someone: theirs to see.
+    if e.kind == "artifact_comment.added" && mentions.is_empty() {
+        return None;
+    }
     let s = |v: &Value| v.as_str().map(str::to_owned);
     let mut d = FeedDetails {
         repo: e.repo.map(str::to_owned).or_else(|| s(&row["repo"])),
@@ -63,6 +74,14 @@ pub fn details_of(e: &NewEvent<'_>) -> Option<FeedDetails> {
             d.branch = s(&row["branch"]);
         }
         "meta.saved" => d.path = s(&row["path"]),
+        "artifact_comment.added" => {
+            d.branch = s(&body["branch"]);
+            d.path = s(&body["artifact_name"]);
+            d.excerpt = row["body"]
+                .as_str()
+                .map(|b| b.trim().chars().take(EXCERPT_CHARS).collect::<String>());
+            d.mentions = mentions;
+        }
         // Branch moves: a branch row, or main's default_heads row on its first push.
         _ => {
             d.branch = s(&row["name"]).or_else(|| s(&row["default_branch"]));

@@ -385,6 +385,23 @@ async fn comment_threads_live_and_die_as_specified() {
     assert_eq!(root["mentions"], json!(["bob"]));
     assert_eq!(root["state"], "open");
     let root_id = root["id"].as_str().unwrap().to_owned();
+    // The mention shows in the activity of the monorepo's people.
+    let mut line = Value::Null;
+    for _ in 0..100 {
+        let feed = c.app.get_json(&bob, "/v1/events").await;
+        if let Some(found) = feed["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|l| l["kind"] == "artifact_comment.added")
+        {
+            line = found.clone();
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_eq!(line["mentions"], json!(["bob"]), "{line}");
+    assert_eq!(line["path"], "plan.md");
     // A retry with the key answers the first; another request with it is refused.
     let r = comment(
         &c,
