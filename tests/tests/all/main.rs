@@ -19,6 +19,7 @@ mod browser;
 mod ci;
 mod ci_builds;
 mod cli;
+mod cli_artifacts;
 mod cli_branches;
 mod cli_ci;
 mod cli_hooks;
