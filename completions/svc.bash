@@ -100,6 +100,9 @@ _svc() {
             svc__subcmd__artifact,add)
                 cmd="svc__subcmd__artifact__subcmd__add"
                 ;;
+            svc__subcmd__artifact,comment)
+                cmd="svc__subcmd__artifact__subcmd__comment"
+                ;;
             svc__subcmd__artifact,delete)
                 cmd="svc__subcmd__artifact__subcmd__delete"
                 ;;
@@ -112,11 +115,17 @@ _svc() {
             svc__subcmd__artifact,open)
                 cmd="svc__subcmd__artifact__subcmd__open"
                 ;;
+            svc__subcmd__artifact,resolve)
+                cmd="svc__subcmd__artifact__subcmd__resolve"
+                ;;
             svc__subcmd__artifact,view)
                 cmd="svc__subcmd__artifact__subcmd__view"
                 ;;
             svc__subcmd__artifact__subcmd__help,add)
                 cmd="svc__subcmd__artifact__subcmd__help__subcmd__add"
+                ;;
+            svc__subcmd__artifact__subcmd__help,comment)
+                cmd="svc__subcmd__artifact__subcmd__help__subcmd__comment"
                 ;;
             svc__subcmd__artifact__subcmd__help,delete)
                 cmd="svc__subcmd__artifact__subcmd__help__subcmd__delete"
@@ -129,6 +138,9 @@ _svc() {
                 ;;
             svc__subcmd__artifact__subcmd__help,open)
                 cmd="svc__subcmd__artifact__subcmd__help__subcmd__open"
+                ;;
+            svc__subcmd__artifact__subcmd__help,resolve)
+                cmd="svc__subcmd__artifact__subcmd__help__subcmd__resolve"
                 ;;
             svc__subcmd__artifact__subcmd__help,view)
                 cmd="svc__subcmd__artifact__subcmd__help__subcmd__view"
@@ -433,6 +445,9 @@ _svc() {
             svc__subcmd__help__subcmd__artifact,add)
                 cmd="svc__subcmd__help__subcmd__artifact__subcmd__add"
                 ;;
+            svc__subcmd__help__subcmd__artifact,comment)
+                cmd="svc__subcmd__help__subcmd__artifact__subcmd__comment"
+                ;;
             svc__subcmd__help__subcmd__artifact,delete)
                 cmd="svc__subcmd__help__subcmd__artifact__subcmd__delete"
                 ;;
@@ -441,6 +456,9 @@ _svc() {
                 ;;
             svc__subcmd__help__subcmd__artifact,open)
                 cmd="svc__subcmd__help__subcmd__artifact__subcmd__open"
+                ;;
+            svc__subcmd__help__subcmd__artifact,resolve)
+                cmd="svc__subcmd__help__subcmd__artifact__subcmd__resolve"
                 ;;
             svc__subcmd__help__subcmd__artifact,view)
                 cmd="svc__subcmd__help__subcmd__artifact__subcmd__view"
@@ -1160,7 +1178,7 @@ _svc() {
             return 0
             ;;
         svc__subcmd__artifact)
-            opts="-h -V --server --json --help --version add list view open delete help"
+            opts="-h -V --server --json --help --version add list view comment resolve open delete help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1211,6 +1229,60 @@ _svc() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        svc__subcmd__artifact__subcmd__comment)
+            opts="-R -b -F -h --repo --branch --body-file --quote --version --reply-to --server --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --repo)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -R)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --branch)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -b)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --body-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -F)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --quote)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --version)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --reply-to)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         svc__subcmd__artifact__subcmd__delete)
             opts="-R -b -h -V --repo --branch --server --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -1246,7 +1318,7 @@ _svc() {
             return 0
             ;;
         svc__subcmd__artifact__subcmd__help)
-            opts="add list view open delete help"
+            opts="add list view comment resolve open delete help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1260,6 +1332,20 @@ _svc() {
             return 0
             ;;
         svc__subcmd__artifact__subcmd__help__subcmd__add)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__artifact__subcmd__help__subcmd__comment)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1316,6 +1402,20 @@ _svc() {
             return 0
             ;;
         svc__subcmd__artifact__subcmd__help__subcmd__open)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__artifact__subcmd__help__subcmd__resolve)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1415,8 +1515,34 @@ _svc() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        svc__subcmd__artifact__subcmd__resolve)
+            opts="-R -h -V --repo --reopen --server --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --repo)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -R)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         svc__subcmd__artifact__subcmd__view)
-            opts="-R -b -h -V --repo --branch --server --json --help --version"
+            opts="-R -b -h -V --repo --branch --threads --server --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3046,7 +3172,7 @@ _svc() {
             return 0
             ;;
         svc__subcmd__help__subcmd__artifact)
-            opts="add list view open delete"
+            opts="add list view comment resolve open delete"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3060,6 +3186,20 @@ _svc() {
             return 0
             ;;
         svc__subcmd__help__subcmd__artifact__subcmd__add)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__help__subcmd__artifact__subcmd__comment)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -3102,6 +3242,20 @@ _svc() {
             return 0
             ;;
         svc__subcmd__help__subcmd__artifact__subcmd__open)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        svc__subcmd__help__subcmd__artifact__subcmd__resolve)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

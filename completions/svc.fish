@@ -536,16 +536,18 @@ complete -c svc -n "__fish_svc_using_subcommand checks" -l server -d 'The svc se
 complete -c svc -n "__fish_svc_using_subcommand checks" -l json -d 'Print data as JSON, and errors as JSON on stderr'
 complete -c svc -n "__fish_svc_using_subcommand checks" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c svc -n "__fish_svc_using_subcommand checks" -s V -l version -d 'Print version'
-complete -c svc -n "__fish_svc_using_subcommand artifact; and not __fish_seen_subcommand_from add list view open delete help" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
-complete -c svc -n "__fish_svc_using_subcommand artifact; and not __fish_seen_subcommand_from add list view open delete help" -l json -d 'Print data as JSON, and errors as JSON on stderr'
-complete -c svc -n "__fish_svc_using_subcommand artifact; and not __fish_seen_subcommand_from add list view open delete help" -s h -l help -d 'Print help'
-complete -c svc -n "__fish_svc_using_subcommand artifact; and not __fish_seen_subcommand_from add list view open delete help" -s V -l version -d 'Print version'
-complete -c svc -n "__fish_svc_using_subcommand artifact; and not __fish_seen_subcommand_from add list view open delete help" -f -a "add" -d 'Upload a document or image to a branch; a name already there gets a new version'
-complete -c svc -n "__fish_svc_using_subcommand artifact; and not __fish_seen_subcommand_from add list view open delete help" -f -a "list" -d 'List a branch\'s artifacts, newest first, each with its newest version'
-complete -c svc -n "__fish_svc_using_subcommand artifact; and not __fish_seen_subcommand_from add list view open delete help" -f -a "view" -d 'Show an artifact and every version of it'
-complete -c svc -n "__fish_svc_using_subcommand artifact; and not __fish_seen_subcommand_from add list view open delete help" -f -a "open" -d 'Open an artifact in your browser: a document rendered, with its images, or an image'
-complete -c svc -n "__fish_svc_using_subcommand artifact; and not __fish_seen_subcommand_from add list view open delete help" -f -a "delete" -d 'Delete an artifact from a branch: every version, its files and its comment threads'
-complete -c svc -n "__fish_svc_using_subcommand artifact; and not __fish_seen_subcommand_from add list view open delete help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c svc -n "__fish_svc_using_subcommand artifact; and not __fish_seen_subcommand_from add list view comment resolve open delete help" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
+complete -c svc -n "__fish_svc_using_subcommand artifact; and not __fish_seen_subcommand_from add list view comment resolve open delete help" -l json -d 'Print data as JSON, and errors as JSON on stderr'
+complete -c svc -n "__fish_svc_using_subcommand artifact; and not __fish_seen_subcommand_from add list view comment resolve open delete help" -s h -l help -d 'Print help'
+complete -c svc -n "__fish_svc_using_subcommand artifact; and not __fish_seen_subcommand_from add list view comment resolve open delete help" -s V -l version -d 'Print version'
+complete -c svc -n "__fish_svc_using_subcommand artifact; and not __fish_seen_subcommand_from add list view comment resolve open delete help" -f -a "add" -d 'Upload a document or image to a branch; a name already there gets a new version'
+complete -c svc -n "__fish_svc_using_subcommand artifact; and not __fish_seen_subcommand_from add list view comment resolve open delete help" -f -a "list" -d 'List a branch\'s artifacts, newest first, each with its newest version'
+complete -c svc -n "__fish_svc_using_subcommand artifact; and not __fish_seen_subcommand_from add list view comment resolve open delete help" -f -a "view" -d 'Show an artifact, every version of it and its comment threads'
+complete -c svc -n "__fish_svc_using_subcommand artifact; and not __fish_seen_subcommand_from add list view comment resolve open delete help" -f -a "comment" -d 'Start a comment thread on an artifact, or reply in one; without a body on a terminal, write it in your editor'
+complete -c svc -n "__fish_svc_using_subcommand artifact; and not __fish_seen_subcommand_from add list view comment resolve open delete help" -f -a "resolve" -d 'Resolve a comment thread on an artifact, or reopen it with --reopen'
+complete -c svc -n "__fish_svc_using_subcommand artifact; and not __fish_seen_subcommand_from add list view comment resolve open delete help" -f -a "open" -d 'Open an artifact in your browser: a document rendered, with its images, or an image'
+complete -c svc -n "__fish_svc_using_subcommand artifact; and not __fish_seen_subcommand_from add list view comment resolve open delete help" -f -a "delete" -d 'Delete an artifact from a branch: every version, its files and its comment threads'
+complete -c svc -n "__fish_svc_using_subcommand artifact; and not __fish_seen_subcommand_from add list view comment resolve open delete help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c svc -n "__fish_svc_using_subcommand artifact; and __fish_seen_subcommand_from add" -s R -l repo -d '<owner>/<monorepo>/<repo> (its name or its path), or <owner>/<repo> for a plain repo [default: the repo of the svc clone you are in]' -r
 complete -c svc -n "__fish_svc_using_subcommand artifact; and __fish_seen_subcommand_from add" -s b -l branch -d 'The branch [default: the branch checked out here]' -r
 complete -c svc -n "__fish_svc_using_subcommand artifact; and __fish_seen_subcommand_from add" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
@@ -561,9 +563,25 @@ complete -c svc -n "__fish_svc_using_subcommand artifact; and __fish_seen_subcom
 complete -c svc -n "__fish_svc_using_subcommand artifact; and __fish_seen_subcommand_from view" -s R -l repo -d '<owner>/<monorepo>/<repo> (its name or its path), or <owner>/<repo> for a plain repo [default: the repo of the svc clone you are in]' -r
 complete -c svc -n "__fish_svc_using_subcommand artifact; and __fish_seen_subcommand_from view" -s b -l branch -d 'The branch [default: the branch checked out here]' -r
 complete -c svc -n "__fish_svc_using_subcommand artifact; and __fish_seen_subcommand_from view" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
+complete -c svc -n "__fish_svc_using_subcommand artifact; and __fish_seen_subcommand_from view" -l threads -d 'With --json, answer the threads too, as {"artifact": ..., "threads": [...]}'
 complete -c svc -n "__fish_svc_using_subcommand artifact; and __fish_seen_subcommand_from view" -l json -d 'Print data as JSON, and errors as JSON on stderr'
 complete -c svc -n "__fish_svc_using_subcommand artifact; and __fish_seen_subcommand_from view" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c svc -n "__fish_svc_using_subcommand artifact; and __fish_seen_subcommand_from view" -s V -l version -d 'Print version'
+complete -c svc -n "__fish_svc_using_subcommand artifact; and __fish_seen_subcommand_from comment" -s R -l repo -d '<owner>/<monorepo>/<repo> (its name or its path), or <owner>/<repo> for a plain repo [default: the repo of the svc clone you are in]' -r
+complete -c svc -n "__fish_svc_using_subcommand artifact; and __fish_seen_subcommand_from comment" -s b -l branch -d 'The branch [default: the branch checked out here]' -r
+complete -c svc -n "__fish_svc_using_subcommand artifact; and __fish_seen_subcommand_from comment" -s F -l body-file -d 'Read the comment from this file (- for standard input)' -r
+complete -c svc -n "__fish_svc_using_subcommand artifact; and __fish_seen_subcommand_from comment" -l quote -d 'The words of the artifact the thread is about' -r
+complete -c svc -n "__fish_svc_using_subcommand artifact; and __fish_seen_subcommand_from comment" -l version -d 'The version it is about [default: the newest; a reply\'s, its thread\'s]' -r
+complete -c svc -n "__fish_svc_using_subcommand artifact; and __fish_seen_subcommand_from comment" -l reply-to -d 'Reply in the thread of this comment (its id, like ac_...)' -r
+complete -c svc -n "__fish_svc_using_subcommand artifact; and __fish_seen_subcommand_from comment" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
+complete -c svc -n "__fish_svc_using_subcommand artifact; and __fish_seen_subcommand_from comment" -l json -d 'Print data as JSON, and errors as JSON on stderr'
+complete -c svc -n "__fish_svc_using_subcommand artifact; and __fish_seen_subcommand_from comment" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c svc -n "__fish_svc_using_subcommand artifact; and __fish_seen_subcommand_from resolve" -s R -l repo -d '<owner>/<monorepo>/<repo> (its name or its path), or <owner>/<repo> for a plain repo [default: the repo of the svc clone you are in]' -r
+complete -c svc -n "__fish_svc_using_subcommand artifact; and __fish_seen_subcommand_from resolve" -l server -d 'The svc server, like https://svc.example.com [default: the one you logged in to]' -r
+complete -c svc -n "__fish_svc_using_subcommand artifact; and __fish_seen_subcommand_from resolve" -l reopen -d 'Open the thread again'
+complete -c svc -n "__fish_svc_using_subcommand artifact; and __fish_seen_subcommand_from resolve" -l json -d 'Print data as JSON, and errors as JSON on stderr'
+complete -c svc -n "__fish_svc_using_subcommand artifact; and __fish_seen_subcommand_from resolve" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c svc -n "__fish_svc_using_subcommand artifact; and __fish_seen_subcommand_from resolve" -s V -l version -d 'Print version'
 complete -c svc -n "__fish_svc_using_subcommand artifact; and __fish_seen_subcommand_from open" -s R -l repo -d '<owner>/<monorepo>/<repo> (its name or its path), or <owner>/<repo> for a plain repo [default: the repo of the svc clone you are in]' -r
 complete -c svc -n "__fish_svc_using_subcommand artifact; and __fish_seen_subcommand_from open" -s b -l branch -d 'The branch [default: the branch checked out here]' -r
 complete -c svc -n "__fish_svc_using_subcommand artifact; and __fish_seen_subcommand_from open" -l version -d 'The version to open [default: the newest]' -r
@@ -579,7 +597,9 @@ complete -c svc -n "__fish_svc_using_subcommand artifact; and __fish_seen_subcom
 complete -c svc -n "__fish_svc_using_subcommand artifact; and __fish_seen_subcommand_from delete" -s V -l version -d 'Print version'
 complete -c svc -n "__fish_svc_using_subcommand artifact; and __fish_seen_subcommand_from help" -f -a "add" -d 'Upload a document or image to a branch; a name already there gets a new version'
 complete -c svc -n "__fish_svc_using_subcommand artifact; and __fish_seen_subcommand_from help" -f -a "list" -d 'List a branch\'s artifacts, newest first, each with its newest version'
-complete -c svc -n "__fish_svc_using_subcommand artifact; and __fish_seen_subcommand_from help" -f -a "view" -d 'Show an artifact and every version of it'
+complete -c svc -n "__fish_svc_using_subcommand artifact; and __fish_seen_subcommand_from help" -f -a "view" -d 'Show an artifact, every version of it and its comment threads'
+complete -c svc -n "__fish_svc_using_subcommand artifact; and __fish_seen_subcommand_from help" -f -a "comment" -d 'Start a comment thread on an artifact, or reply in one; without a body on a terminal, write it in your editor'
+complete -c svc -n "__fish_svc_using_subcommand artifact; and __fish_seen_subcommand_from help" -f -a "resolve" -d 'Resolve a comment thread on an artifact, or reopen it with --reopen'
 complete -c svc -n "__fish_svc_using_subcommand artifact; and __fish_seen_subcommand_from help" -f -a "open" -d 'Open an artifact in your browser: a document rendered, with its images, or an image'
 complete -c svc -n "__fish_svc_using_subcommand artifact; and __fish_seen_subcommand_from help" -f -a "delete" -d 'Delete an artifact from a branch: every version, its files and its comment threads'
 complete -c svc -n "__fish_svc_using_subcommand artifact; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -1006,7 +1026,9 @@ complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand
 complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand_from status" -f -a "post" -d 'Post a status on a commit; the latest per context counts in its checks'
 complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand_from artifact" -f -a "add" -d 'Upload a document or image to a branch; a name already there gets a new version'
 complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand_from artifact" -f -a "list" -d 'List a branch\'s artifacts, newest first, each with its newest version'
-complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand_from artifact" -f -a "view" -d 'Show an artifact and every version of it'
+complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand_from artifact" -f -a "view" -d 'Show an artifact, every version of it and its comment threads'
+complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand_from artifact" -f -a "comment" -d 'Start a comment thread on an artifact, or reply in one; without a body on a terminal, write it in your editor'
+complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand_from artifact" -f -a "resolve" -d 'Resolve a comment thread on an artifact, or reopen it with --reopen'
 complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand_from artifact" -f -a "open" -d 'Open an artifact in your browser: a document rendered, with its images, or an image'
 complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand_from artifact" -f -a "delete" -d 'Delete an artifact from a branch: every version, its files and its comment threads'
 complete -c svc -n "__fish_svc_using_subcommand help; and __fish_seen_subcommand_from release" -f -a "list" -d 'List a repo\'s releases, newest first (a draft by its making, the rest by publication)'

@@ -6,7 +6,8 @@ use svc_tests::git::all_output;
 use svc_tests::machine::Machine;
 
 /// The smallest PNG: the signature and an IHDR.
-const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01\x08\x06\0\0\0\x1f\x15\xc4\x89";
+const PNG: &[u8] =
+    b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01\x08\x06\0\0\0\x1f\x15\xc4\x89";
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn artifacts_from_the_command_line() {
@@ -26,10 +27,17 @@ async fn artifacts_from_the_command_line() {
     .unwrap();
     let machine = Machine::new();
     let svc = |args: &[&str]| {
+        // A comment id names its thread: resolve takes no branch.
+        let branch: &[&str] = if args[1] == "resolve" {
+            &[]
+        } else {
+            &["-b", "feat/docs"]
+        };
         let args: Vec<&str> = args
             .iter()
             .copied()
-            .chain(["-R", "ann/mono/app", "-b", "feat/docs"])
+            .chain(["-R", "ann/mono/app"])
+            .chain(branch.iter().copied())
             .collect();
         let out = machine
             .svc(&args)
@@ -74,6 +82,38 @@ async fn artifacts_from_the_command_line() {
     assert!(page.contains("<h1>Design</h1>"), "{page}");
     assert!(page.contains("data:image/png;base64,"), "{page}");
     assert!(page.contains("https://example.com/x.png"), "{page}");
+
+    // A thread on a passage, a reply, resolved; view shows it.
+    let root = json(&[
+        "artifact",
+        "comment",
+        "design.md",
+        "Why this?",
+        "--quote",
+        "Design",
+    ]);
+    assert_eq!(root["anchor"]["blockId"], "external");
+    let id = root["id"].as_str().unwrap();
+    let reply = json(&[
+        "artifact",
+        "comment",
+        "design.md",
+        "Because.",
+        "--reply-to",
+        id,
+    ]);
+    assert_eq!(reply["thread"], id);
+    let resolved = json(&["artifact", "resolve", reply["id"].as_str().unwrap()]);
+    assert_eq!(
+        (resolved["id"].as_str(), resolved["state"].as_str()),
+        (Some(id), Some("resolved"))
+    );
+    let view = svc(&["artifact", "view", "design.md"]);
+    let view = String::from_utf8_lossy(&view.stdout);
+    assert!(
+        view.contains("[resolved]") && view.contains("Because."),
+        "{view}"
+    );
 
     svc(&["artifact", "delete", "design.md"]);
     assert_eq!(json(&["artifact", "list"])["items"], serde_json::json!([]));

@@ -1,10 +1,12 @@
 //! `svc artifact ...`: documents and images kept on a branch, versioned.
 
 pub mod add;
+pub mod comment;
 pub mod delete;
 mod images;
 pub mod list;
 pub mod open;
+pub mod resolve;
 pub mod view;
 
 use reqwest::blocking::{RequestBuilder, Response};
@@ -23,6 +25,8 @@ pub enum Command {
     Add(add::Args),
     List(list::Args),
     View(view::Args),
+    Comment(comment::Args),
+    Resolve(resolve::Args),
     Open(open::Args),
     Delete(delete::Args),
 }
@@ -32,6 +36,8 @@ pub fn run(global: &Global, command: Command) -> Result<()> {
         Command::Add(args) => add::run(global, &args),
         Command::List(args) => list::run(global, &args),
         Command::View(args) => view::run(global, &args),
+        Command::Comment(args) => comment::run(global, &args),
+        Command::Resolve(args) => resolve::run(global, &args),
         Command::Open(args) => open::run(global, &args),
         Command::Delete(args) => delete::run(global, &args),
     }
