@@ -13,6 +13,9 @@
 //!   RSS the server adds during each;
 //! - `svc-bench hooks [--database-url URL]`: push → first web hook delivery try at a
 //!   loopback receiver; 10,000 due deliveries drained, with the server's RSS growth;
+//! - `svc-bench ci-webhooks [--database-url URL]`: the CI webhook receiver under 200
+//!   signed Buildkite events a second for 30 s, every build's final state checked; a
+//!   body of exactly 5 MiB taken, larger ones refused without reading them;
 //! - `svc-bench door`: clone of a 120 MiB repository through the git door against a
 //!   clone of its bare directory, server RSS during a door clone, 20 concurrent clones;
 //! - `svc-bench last-commits`: cold `getLastCommits` on a 1,000-entry folder of a
@@ -40,8 +43,8 @@ mod svc_bench;
 use clap::{Parser, Subcommand};
 
 use svc_bench::{
-    auth, branch_diff, branches, daemon, diff_engine, door, events, hooks, issues, last_commits,
-    org_access, releases,
+    auth, branch_diff, branches, ci_webhooks, daemon, diff_engine, door, events, hooks, issues,
+    last_commits, org_access, releases,
 };
 
 #[derive(Parser)]
@@ -80,6 +83,18 @@ enum Command {
     /// Push → first hook delivery try; 10,000 due deliveries drained to a loopback receiver
     Hooks {
         /// The store to measure (default: SQLite in a temp dir)
+        #[arg(long)]
+        database_url: Option<String>,
+    },
+    /// The CI webhook receiver under a steady load of signed Buildkite events; body limits
+    CiWebhooks {
+        /// Webhooks sent a second
+        #[arg(long, default_value_t = 200)]
+        rate: usize,
+        /// How long they are sent, in seconds (at least 5)
+        #[arg(long, default_value_t = 30)]
+        seconds: usize,
+        /// The store (default: SQLite in a temp dir); give a fresh database
         #[arg(long)]
         database_url: Option<String>,
     },
@@ -220,6 +235,18 @@ async fn main() -> anyhow::Result<()> {
         Command::Issues { database_url } => issues::run(database_url).await,
         Command::Releases { runs } => releases::run_bench(runs).await,
         Command::Hooks { database_url } => hooks::run_bench(database_url).await,
+        Command::CiWebhooks {
+            rate,
+            seconds,
+            database_url,
+        } => {
+            ci_webhooks::bench(ci_webhooks::Options {
+                rate,
+                seconds,
+                database_url,
+            })
+            .await
+        }
         Command::Door {
             size_mib,
             runs,

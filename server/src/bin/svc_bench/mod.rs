@@ -3,6 +3,7 @@
 pub mod auth;
 pub mod branch_diff;
 pub mod branches;
+pub mod ci_webhooks;
 pub mod common;
 pub mod daemon;
 pub mod diff_engine;
