@@ -149,8 +149,8 @@ pub async fn apply(
         None => repo_of(state, connection, b).await?,
     };
     let mut tx = state.store.begin().await?;
-    // One webhook of a connection at a time: a build's events apply in order.
-    ci::lock_connection(tx.h(), &connection.id).await?;
+    // One webhook of a build at a time: its events apply in order.
+    ci::lock_build(tx.h(), &connection.id, &id).await?;
     let old = ci::build(tx.h(), &connection.id, &id).await?;
     let word = text(&b["state"]).unwrap_or_else(|| "scheduled".into());
     let new_state = states::build(&word);
@@ -252,7 +252,7 @@ pub async fn record_retry(
         job["retry_source"] = json!({"job_id": retried});
     }
     let mut tx = state.store.begin().await?;
-    ci::lock_connection(tx.h(), &connection.id).await?;
+    ci::lock_build(tx.h(), &connection.id, build_id).await?;
     let build = ci::build(tx.h(), &connection.id, build_id)
         .await?
         .ok_or_else(|| ApiError::not_found(&format!("build {build_id}")))?;

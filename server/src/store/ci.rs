@@ -210,11 +210,15 @@ pub async fn put_job(h: H<'_>, j: &JobRow) -> Result<()> {
     Ok(())
 }
 
-/// Locks the connection's row (PostgreSQL), so its webhooks apply one at a time; SQLite
-/// has one writer.
-pub async fn lock_connection(h: H<'_>, id: &str) -> Result<()> {
-    on!(h, db => sqlx::query("UPDATE ci_connections SET id = id WHERE id = $1")
-        .bind(id).execute(db).await?.rows_affected());
+/// Takes the build's lock for the transaction (PostgreSQL), so one build's webhooks apply
+/// one at a time in signed order while other builds' apply at once; SQLite has one writer.
+pub async fn lock_build(h: H<'_>, connection_id: &str, build_id: &str) -> Result<()> {
+    if let super::Db::Postgres(c) = h.db {
+        sqlx::query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))")
+            .bind(format!("ci_build:{connection_id}/{build_id}"))
+            .execute(c)
+            .await?;
+    }
     Ok(())
 }
 
