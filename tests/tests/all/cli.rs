@@ -213,7 +213,16 @@ async fn svc_token_commands_and_json() {
     let mut lines = credentials.lines();
     assert_eq!(
         lines.next().unwrap().split_whitespace().collect::<Vec<_>>(),
-        ["ID", "KIND", "NAME", "CREATED", "LAST", "USED", "EXPIRES"]
+        [
+            "ID",
+            "KIND",
+            "NAME",
+            "PERMISSIONS",
+            "CREATED",
+            "LAST",
+            "USED",
+            "EXPIRES"
+        ]
     );
     let ci = lines
         .find(|l| l.starts_with(made["id"].as_str().unwrap()))
@@ -224,6 +233,7 @@ async fn svc_token_commands_and_json() {
             made["id"].as_str().unwrap(),
             "sandbox",
             "ci",
+            "-",
             &to_second(&made["created_at"]),
             "never",
             "never"
