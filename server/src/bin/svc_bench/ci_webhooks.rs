@@ -539,12 +539,19 @@ pub async fn bench(opts: Options) -> anyhow::Result<()> {
             ));
             continue;
         }
-        let checks = api
+        let checks = match api
             .get(&format!(
                 "/v1/monorepos/{full}/repos/app/commits/{}/checks",
                 b.sha
             ))
-            .await?;
+            .await
+        {
+            Ok(checks) => checks,
+            Err(e) => {
+                wrong.push(format!("status of build #{}: {e}", b.number));
+                continue;
+            }
+        };
         let context = format!("buildkite/{PIPELINE}");
         let status = checks["statuses"]
             .as_array()
@@ -570,7 +577,13 @@ pub async fn bench(opts: Options) -> anyhow::Result<()> {
         if let Some(c) = &cursor {
             path.push_str(&format!("&cursor={}", urlencode(c)));
         }
-        let page = api.get(&path).await?;
+        let page = match api.get(&path).await {
+            Ok(page) => page,
+            Err(e) => {
+                wrong.push(format!("listCiBuilds: {e}"));
+                break;
+            }
+        };
         listed += page["items"].as_array().map_or(0, Vec::len);
         cursor = page["next_cursor"].as_str().map(str::to_owned);
         if cursor.is_none() {
