@@ -137,15 +137,20 @@ pub async fn apply(
         Source::Webhook(Checked::Token) => Some(now_ms()),
         Source::Answer => None,
     };
-    let known = {
+    // The build's repo, found before the transaction: finding it for a build not seen
+    // yet may ask git, which no transaction should wait on.
+    let known_repo = {
         let mut conn = state.store.read().await?;
-        ci::build(conn.h(), &connection.id, &id).await?
-    };
-    let repo = match known.as_ref().and_then(|k| k.repo_id.clone()) {
-        Some(repo_id) => {
-            let mut conn = state.store.read().await?;
-            repos::by_id(conn.h(), &repo_id).await?
+        match ci::build(conn.h(), &connection.id, &id).await? {
+            Some(BuildRow {
+                repo_id: Some(repo_id),
+                ..
+            }) => Some(repos::by_id(conn.h(), &repo_id).await?),
+            _ => None,
         }
+    };
+    let repo = match known_repo {
+        Some(repo) => repo,
         None => repo_of(state, connection, b).await?,
     };
     let mut tx = state.store.begin().await?;
@@ -203,35 +208,29 @@ pub async fn apply(
         job_event = apply_job(tx.h(), connection, &id, &body["job"]).await?;
     }
     let moved = old.as_ref().is_none_or(|o| o.state != row.state);
+    let mut out = Outbox::new(connection, repo_name.clone());
     if moved && let (Some(repo), Some(commit)) = (&repo, &row.commit_sha) {
-        post_status(tx.h(), connection, repo, commit, &row).await?;
+        post_status(tx.h(), &mut out, repo, commit, &row).await?;
     }
     if changed_build {
         let view = build_view(&row, repo_name.as_deref(), None);
-        append(
-            tx.h(),
-            connection,
-            repo_name.as_deref(),
+        out.push(
             "ci.build",
             "ci_builds",
-            &row.id,
+            row.id.clone(),
             json!({"row": view}),
-        )
-        .await?;
+        );
     }
     if let Some(job) = job_event {
         let key = format!("{}/{}", row.id, job.id);
-        append(
-            tx.h(),
-            connection,
-            repo_name.as_deref(),
+        out.push(
             "ci.job",
             "ci_jobs",
-            &key,
+            key,
             json!({"row": job_view(&job), "build": row.id}),
-        )
-        .await?;
+        );
     }
+    out.write(tx.h()).await?;
     tx.commit().await?;
     Ok(())
 }
@@ -266,19 +265,10 @@ pub async fn record_retry(
         .ok_or_else(|| bad("the service answered a job svc has already"))?;
     let mut changed = vec![new.clone()];
     changed.extend(ci::job(tx.h(), &connection.id, retried).await?);
+    let mut out = Outbox::new(connection, repo_name.clone());
     for j in &changed {
-        let key = format!("{build_id}/{}", j.id);
         let body = json!({"row": job_view(j), "build": build_id});
-        append(
-            tx.h(),
-            connection,
-            repo_name.as_deref(),
-            "ci.job",
-            "ci_jobs",
-            &key,
-            body,
-        )
-        .await?;
+        out.push("ci.job", "ci_jobs", format!("{build_id}/{}", j.id), body);
     }
     if CiState::parse(&build.state).is_some_and(CiState::is_finished) {
         let reopened = BuildRow {
@@ -289,21 +279,12 @@ pub async fn record_retry(
         };
         ci::put_build(tx.h(), &reopened).await?;
         if let (Some(repo), Some(commit)) = (&repo, &reopened.commit_sha) {
-            post_status(tx.h(), connection, repo, commit, &reopened).await?;
+            post_status(tx.h(), &mut out, repo, commit, &reopened).await?;
         }
         let body = json!({"row": build_view(&reopened, repo_name.as_deref(), None)});
-        let key = reopened.id.clone();
-        append(
-            tx.h(),
-            connection,
-            repo_name.as_deref(),
-            "ci.build",
-            "ci_builds",
-            &key,
-            body,
-        )
-        .await?;
+        out.push("ci.build", "ci_builds", reopened.id.clone(), body);
     }
+    out.write(tx.h()).await?;
     tx.commit().await?;
     Ok(new)
 }
@@ -358,9 +339,10 @@ async fn apply_job(
 }
 
 /// The build's commit status `buildkite/<pipeline>`, with its `status` event.
+/// Sets the build's check on its commit; its event goes out with the others.
 async fn post_status(
-    mut h: H<'_>,
-    connection: &ConnectionRow,
+    h: H<'_>,
+    out: &mut Outbox<'_>,
     repo: &repos::RepoRow,
     commit: &str,
     b: &BuildRow,
@@ -377,45 +359,57 @@ async fn post_status(
         app: Some(BUILDKITE.into()),
         created_at: now_ms(),
     };
-    let before = statuses::put(h.reborrow(), &row).await?;
+    let before = statuses::put(h, &row).await?;
     let status = crate::checks::status_view(&row);
     let body = json!({"row": status, "actor": null, "agent": null,
         "changed": before.as_deref() != Some(row.state.as_str())});
     let key = format!("{}/{}/{}", repo.name, commit, row.context);
-    append(
-        h,
-        connection,
-        Some(&repo.name),
-        "status",
-        "statuses",
-        &key,
-        body,
-    )
-    .await
+    out.push("status", "statuses", key, body);
+    Ok(())
 }
 
-async fn append(
-    h: H<'_>,
-    connection: &ConnectionRow,
-    repo: Option<&str>,
-    kind: &str,
-    collection: &str,
-    key: &str,
-    body: Value,
-) -> ApiResult<()> {
-    let event = events::NewEvent {
-        monorepo_id: &connection.monorepo_id,
-        kind,
-        repo,
-        also_repos: None,
-        collection,
-        key,
-        op: "upsert",
-        body: body.to_string(),
-        at: now_ms(),
-    };
-    events::append(h, &event).await?;
-    Ok(())
+/// The events one change of a connection's builds writes (all of one repo, or of none),
+/// appended together as its transaction's last write, so the monorepo's event counter
+/// is held only from there to the commit.
+struct Outbox<'c> {
+    connection: &'c ConnectionRow,
+    repo: Option<String>,
+    events: Vec<(&'static str, &'static str, String, Value)>,
+}
+
+impl<'c> Outbox<'c> {
+    fn new(connection: &'c ConnectionRow, repo: Option<String>) -> Self {
+        Outbox {
+            connection,
+            repo,
+            events: Vec::new(),
+        }
+    }
+
+    fn push(&mut self, kind: &'static str, collection: &'static str, key: String, body: Value) {
+        self.events.push((kind, collection, key, body));
+    }
+
+    async fn write(self, h: H<'_>) -> ApiResult<()> {
+        let at = now_ms();
+        let all: Vec<_> = self
+            .events
+            .iter()
+            .map(|(kind, collection, key, body)| events::NewEvent {
+                monorepo_id: &self.connection.monorepo_id,
+                kind,
+                repo: self.repo.as_deref(),
+                also_repos: None,
+                collection,
+                key,
+                op: "upsert",
+                body: body.to_string(),
+                at,
+            })
+            .collect();
+        events::append_all(h, &all).await?;
+        Ok(())
+    }
 }
 
 fn bad(message: &str) -> ApiError {
