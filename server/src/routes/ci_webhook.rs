@@ -18,6 +18,14 @@ use crate::store::ci;
 /// The largest webhook body taken.
 pub const BODY_MAX: usize = 5 * 1024 * 1024;
 
+/// Bodies over this (or of unannounced length) are read a few at a time: one costs the
+/// server several copies of itself until applied, and anyone who knows a webhook URL
+/// may send them before any signature is checked.
+const LARGE: u64 = 256 * 1024;
+
+/// How many large bodies are read and applied at once; the others wait their turn.
+static LARGE_BODIES: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(4);
+
 fn too_large() -> ApiError {
     ApiError::new(
         StatusCode::PAYLOAD_TOO_LARGE,
@@ -53,6 +61,11 @@ pub async fn receive(
     if declared.is_some_and(|n| n > BODY_MAX as u64) {
         return Err(too_large());
     }
+    // (The semaphore is never closed, so the permit is always had.)
+    let _turn = match declared {
+        Some(n) if n <= LARGE => None,
+        _ => LARGE_BODIES.acquire().await.ok(),
+    };
     let connection = {
         let mut conn = state.store.read().await?;
         ci::connection(conn.h(), &path.connection_id)
