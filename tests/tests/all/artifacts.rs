@@ -622,3 +622,64 @@ async fn comment_threads_live_and_die_as_specified() {
         "{kinds:?}"
     );
 }
+
+/// Sends `n` comments on `name` at most eight at a time; each must be taken.
+async fn comments(c: &svc_tests::Cloned, name: &str, n: usize, body: impl Fn(usize) -> Value) {
+    use futures_util::StreamExt;
+    let sent =
+        futures_util::stream::iter((0..n).map(|i| comment(c, &c.token, name, body(i), None)))
+            .buffer_unordered(8)
+            .collect::<Vec<_>>()
+            .await;
+    for r in sent {
+        assert_eq!(r.status(), StatusCode::CREATED);
+    }
+}
+
+#[tokio::test]
+async fn an_artifact_holds_500_threads_and_a_thread_200_replies() {
+    let c = world().await;
+    let doc = Form::new().part("file", part("plan.md", b"# Plan\n"));
+    expect_json::<Value>(upload(&c, doc).await, StatusCode::CREATED).await;
+    comments(
+        &c,
+        "plan.md",
+        500,
+        |i| json!({"body": format!("thread {i}")}),
+    )
+    .await;
+    let r = comment(&c, &c.token, "plan.md", json!({"body": "one more"}), None).await;
+    expect_error(r, StatusCode::CONFLICT, "too_many_threads").await;
+
+    // Replies do not count as threads, and a thread takes 200 of them.
+    let list = c
+        .app
+        .get_json(&c.token, &format!("{B}/artifacts/plan.md/threads"))
+        .await;
+    assert_eq!(list["items"].as_array().unwrap().len(), 500);
+    let root = list["items"][0]["root"]["id"].as_str().unwrap().to_owned();
+    comments(
+        &c,
+        "plan.md",
+        200,
+        |i| json!({"body": format!("reply {i}"), "in_reply_to": root}),
+    )
+    .await;
+    let r = comment(
+        &c,
+        &c.token,
+        "plan.md",
+        json!({"body": "one more", "in_reply_to": root}),
+        None,
+    )
+    .await;
+    expect_error(r, StatusCode::CONFLICT, "too_many_replies").await;
+    let got = c
+        .app
+        .get_json(
+            &c.token,
+            &format!("/v1/monorepos/ann/mono/repos/app/artifact-comments/{root}"),
+        )
+        .await;
+    assert_eq!(got["reply_count"], 200);
+}
