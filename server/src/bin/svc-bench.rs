@@ -11,6 +11,10 @@
 //! - `svc-bench releases`: upload and download of a 100,000,000-byte release file over
 //!   loopback against `sha256sum` + `cp` and against `python3 -m http.server`, with the
 //!   RSS the server adds during each;
+//! - `svc-bench artifacts [--database-url URL]`: a 10 MiB addArtifact (a document + 19
+//!   images) against `sha256sum` + `cp` of the same files; warm getArtifactDocument with
+//!   20 images and listBranchArtifactThreads at 100 artifacts × 50 threads, against
+//!   getArtifact;
 //! - `svc-bench hooks [--database-url URL]`: push → first web hook delivery try at a
 //!   loopback receiver; 10,000 due deliveries drained, with the server's RSS growth;
 //! - `svc-bench ci-webhooks [--database-url URL]`: the CI webhook receiver under 200
@@ -43,8 +47,8 @@ mod svc_bench;
 use clap::{Parser, Subcommand};
 
 use svc_bench::{
-    auth, branch_diff, branches, ci_webhooks, daemon, diff_engine, door, events, hooks, issues,
-    last_commits, org_access, releases,
+    artifacts, auth, branch_diff, branches, ci_webhooks, daemon, diff_engine, door, events, hooks,
+    issues, last_commits, org_access, releases,
 };
 
 #[derive(Parser)]
@@ -79,6 +83,18 @@ enum Command {
         /// Timed rounds of each (the median is reported)
         #[arg(long, default_value_t = 3)]
         runs: usize,
+    },
+    /// A 10 MiB artifact upload, its document and a branch's 5,000 threads, against baselines
+    Artifacts {
+        /// Timed uploads (after an untimed one; p50 and p99 are reported)
+        #[arg(long, default_value_t = 10)]
+        uploads: usize,
+        /// Timed requests of each read (p50 and p99 are reported)
+        #[arg(long, default_value_t = 50)]
+        runs: usize,
+        /// The store (default: SQLite in a temp dir); give a fresh database
+        #[arg(long)]
+        database_url: Option<String>,
     },
     /// Push → first hook delivery try; 10,000 due deliveries drained to a loopback receiver
     Hooks {
@@ -234,6 +250,18 @@ async fn main() -> anyhow::Result<()> {
         Command::OrgAccess { database_url } => org_access::run(database_url).await,
         Command::Issues { database_url } => issues::run(database_url).await,
         Command::Releases { runs } => releases::run_bench(runs).await,
+        Command::Artifacts {
+            uploads,
+            runs,
+            database_url,
+        } => {
+            artifacts::bench(artifacts::Options {
+                uploads,
+                runs,
+                database_url,
+            })
+            .await
+        }
         Command::Hooks { database_url } => hooks::run_bench(database_url).await,
         Command::CiWebhooks {
             rate,

@@ -1,7 +1,7 @@
 //! Artifacts on a branch, their versions and each version's files (bytes on disk by
 //! SHA-256, see `crate::artifacts::blobs`).
 
-use super::{H, Result, on};
+use super::{H, Result, on, qualified};
 
 #[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
 pub struct ArtifactRow {
@@ -136,22 +136,16 @@ pub async fn newest_on_branch(
     const NEWEST: &str = "SELECT a.id, MAX(v.n) AS n FROM artifacts a
         JOIN artifact_versions v ON v.artifact_id = a.id
         WHERE a.repo_id = $1 AND a.branch = $2 GROUP BY a.id";
-    let columns = |list: &str, alias: &str| {
-        list.split(", ")
-            .map(|c| format!("{alias}.{c}"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
     let sql = format!(
         "SELECT {} FROM artifact_versions v JOIN ({NEWEST}) m ON m.id = v.artifact_id AND m.n = v.n",
-        columns(VERSION, "v")
+        qualified(VERSION, "v")
     );
     let versions = on!(h.reborrow(), c => sqlx::query_as(sqlx::AssertSqlSafe(sql))
         .bind(repo_id).bind(branch).fetch_all(c).await?);
     let sql = format!(
         "SELECT {} FROM artifact_files f JOIN ({NEWEST}) m ON m.id = f.artifact_id AND m.n = f.n
          ORDER BY f.artifact_id, f.position",
-        columns(FILE, "f")
+        qualified(FILE, "f")
     );
     let files = on!(h, c => sqlx::query_as(sqlx::AssertSqlSafe(sql))
         .bind(repo_id).bind(branch).fetch_all(c).await?);
@@ -252,11 +246,7 @@ pub async fn comments(
     branch: &str,
     artifact_id: Option<&str>,
 ) -> Result<Vec<CommentRow>> {
-    let columns = COMMENT
-        .split(", ")
-        .map(|c| format!("c.{c}"))
-        .collect::<Vec<_>>()
-        .join(", ");
+    let columns = qualified(COMMENT, "c");
     let sql = format!(
         "SELECT {columns} FROM artifact_comments c JOIN artifacts a ON a.id = c.artifact_id
          WHERE a.repo_id = $1 AND a.branch = $2 AND ($3 IS NULL OR a.id = $3)

@@ -1,6 +1,6 @@
 //! CI connections, and the builds and jobs the service's webhooks report.
 
-use super::{H, Result, on};
+use super::{H, Result, on, qualified};
 
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct ConnectionRow {
@@ -109,11 +109,7 @@ pub async fn build(h: H<'_>, connection_id: &str, id: &str) -> Result<Option<Bui
 
 /// A build of any of the monorepo's connections.
 pub async fn build_in(h: H<'_>, monorepo_id: &str, id: &str) -> Result<Option<BuildRow>> {
-    let columns = BUILD
-        .split(", ")
-        .map(|c| format!("b.{c}"))
-        .collect::<Vec<_>>()
-        .join(", ");
+    let columns = qualified(BUILD, "b");
     let sql = format!(
         "SELECT {columns} FROM ci_builds b JOIN ci_connections c ON c.id = b.connection_id
          WHERE c.monorepo_id = $1 AND b.id = $2 ORDER BY b.created_at DESC LIMIT 1"
@@ -152,11 +148,7 @@ pub async fn builds(
     limit: i64,
 ) -> Result<Vec<BuildRow>> {
     let (at, id) = after.unwrap_or((i64::MAX, ""));
-    let columns = BUILD
-        .split(", ")
-        .map(|c| format!("b.{c}"))
-        .collect::<Vec<_>>()
-        .join(", ");
+    let columns = qualified(BUILD, "b");
     let sql = format!(
         "SELECT {columns} FROM ci_builds b JOIN ci_connections c ON c.id = b.connection_id
          WHERE c.monorepo_id = $1 AND ($2 IS NULL OR b.pipeline = $2) AND ($3 IS NULL OR b.number = $3)

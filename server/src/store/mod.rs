@@ -269,6 +269,15 @@ pub fn time_of(ms: i64) -> time::OffsetDateTime {
         .unwrap_or(time::OffsetDateTime::UNIX_EPOCH)
 }
 
+/// A `, `-separated column list with each column prefixed by `alias.`, for joins.
+pub fn qualified(columns: &str, alias: &str) -> String {
+    columns
+        .split(", ")
+        .map(|c| format!("{alias}.{c}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// `$first, $first+1, ...`: `n` placeholders for an `IN (...)` list.
 pub fn placeholders(first: usize, n: usize) -> String {
     (first..first + n)

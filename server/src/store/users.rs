@@ -1,6 +1,6 @@
 //! Users and the namespace table they share with organizations.
 
-use super::{H, Result, on};
+use super::{H, Result, on, qualified};
 
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct UserRow {
@@ -66,11 +66,7 @@ pub async fn by_identity(h: H<'_>, issuer: &str, subject: &str) -> Result<Option
     let sql = format!(
         "SELECT {} FROM users JOIN identities ON identities.user_id = users.id
          WHERE identities.issuer = $1 AND identities.subject = $2",
-        COLUMNS
-            .split(", ")
-            .map(|c| format!("users.{c}"))
-            .collect::<Vec<_>>()
-            .join(", ")
+        qualified(COLUMNS, "users")
     );
     Ok(
         on!(h, c => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(issuer).bind(subject).fetch_optional(c).await?),
