@@ -180,10 +180,17 @@ pub struct CommentRow {
     pub created_at: i64,
     pub updated_at: i64,
     pub body_version: i64,
+    /// Left out (None) by [`comments`]: only a retry of the first request reads it.
+    #[sqlx(default)]
     pub idempotency_key: Option<String>,
+    /// The first request's body, as [`idempotency_key`](Self::idempotency_key).
+    #[sqlx(default)]
     pub request: Option<String>,
 }
 
+/// What a comment's answer shows, and who wrote it.
+const COMMENT_SHOWN: &str = "id, artifact_id, thread, version, anchor, body, author_id, author, mentions, state, reply_count, created_at, updated_at, body_version";
+/// Every column.
 const COMMENT: &str = "id, artifact_id, thread, version, anchor, body, author_id, author, mentions, state, reply_count, created_at, updated_at, body_version, idempotency_key, request";
 
 pub async fn insert_comment(h: H<'_>, c: &CommentRow) -> Result<()> {
@@ -239,14 +246,14 @@ pub async fn thread_count(h: H<'_>, artifact_id: &str) -> Result<i64> {
 }
 
 /// Every comment of one artifact, or of every artifact on a branch, roots and replies
-/// oldest first.
+/// oldest first, as answers show them (a long list: only the columns it needs).
 pub async fn comments(
     h: H<'_>,
     repo_id: &str,
     branch: &str,
     artifact_id: Option<&str>,
 ) -> Result<Vec<CommentRow>> {
-    let columns = qualified(COMMENT, "c");
+    let columns = qualified(COMMENT_SHOWN, "c");
     let sql = format!(
         "SELECT {columns} FROM artifact_comments c JOIN artifacts a ON a.id = c.artifact_id
          WHERE a.repo_id = $1 AND a.branch = $2 AND ($3 IS NULL OR a.id = $3)

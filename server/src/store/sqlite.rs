@@ -21,13 +21,19 @@ pub struct Pools {
     pub bell: Arc<watch::Sender<u64>>,
 }
 
+/// Rows a query's thread may read ahead of the task taking them.
+const ROW_BUFFER: usize = 1024;
+
 pub async fn open(url: &str) -> Result<Pools> {
     let options = SqliteConnectOptions::from_str(url)?
         .create_if_missing(true)
         .journal_mode(SqliteJournalMode::Wal)
         .synchronous(SqliteSynchronous::Normal)
         .foreign_keys(true)
-        .busy_timeout(Duration::from_secs(10));
+        .busy_timeout(Duration::from_secs(10))
+        // Rows cross from the connection's thread to the task through a bounded channel;
+        // at sqlx's 50 a long list keeps the thread stopping and being woken per row.
+        .row_buffer_size(ROW_BUFFER);
     let write = SqlitePoolOptions::new()
         .max_connections(1)
         .connect_with(options.clone())
