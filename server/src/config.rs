@@ -8,6 +8,8 @@ use anyhow::{Context, bail};
 use serde::Deserialize;
 use url::Url;
 
+use crate::agents::settings::AgentsSettings;
+
 /// Settings for `svc-server` (serving is the default command).
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct ServeArgs {
@@ -60,6 +62,8 @@ struct FileConfig {
     hooks: HooksSettings,
     #[serde(default)]
     ci: CiSettings,
+    #[serde(default)]
+    agents: AgentsSettings,
 }
 
 /// `[ci]`: the CI services this server talks to.
@@ -155,6 +159,8 @@ pub struct Config {
     pub hooks: HooksSettings,
     /// Buildkite, when `[ci.buildkite]` or `SVC_BUILDKITE_TOKEN` configures it.
     pub buildkite: Option<BuildkiteSettings>,
+    /// The coding agents sessions run, and their limits.
+    pub agents: AgentsSettings,
 }
 
 impl Config {
@@ -201,6 +207,7 @@ impl Config {
                 .filter(|s| !s.is_empty()),
             hooks: file.hooks,
             buildkite: buildkite(file.ci.buildkite),
+            agents: file.agents,
         }
         .checked()
     }
@@ -221,6 +228,7 @@ impl Config {
             status_secret: None,
             hooks: HooksSettings::default(),
             buildkite: None,
+            agents: AgentsSettings::default(),
         }
     }
 
@@ -241,6 +249,7 @@ impl Config {
         {
             bail!("the status secret must be at least 16 characters long");
         }
+        self.agents.check()?;
         if self.hooks.retry_delays.is_empty() {
             bail!("[hooks] retry_delays needs at least one delay");
         }

@@ -1,6 +1,7 @@
 //! svc-server: monorepo hosting and collaboration.
 
 pub mod accounts;
+pub mod agents;
 pub mod app;
 pub mod artifacts;
 pub mod auth;

@@ -18,6 +18,7 @@ use reqwest::{Method, RequestBuilder, Response, StatusCode};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use svc_protocol::user::UserWithCredential;
+use svc_server::agents::settings::AgentsSettings;
 use svc_server::config::{BuildkiteSettings, Config, HooksSettings, LoginSettings, OidcSettings};
 use tokio::sync::oneshot;
 
@@ -44,6 +45,7 @@ pub struct TestAppBuilder {
     event_stream: bool,
     hooks: HooksSettings,
     buildkite: Option<BuildkiteSettings>,
+    agents: AgentsSettings,
 }
 
 /// The status secret every test server signs status tokens with.
@@ -63,6 +65,12 @@ impl TestAppBuilder {
             api_url: api_url.parse().expect("a URL"),
             token: Some(token.to_owned()),
         });
+        self
+    }
+
+    /// `[agents]` settings, as the server's TOML writes them (without the header).
+    pub fn agents(mut self, toml: &str) -> Self {
+        self.agents = AgentsSettings::from_toml(toml).expect("[agents] settings");
         self
     }
 
@@ -111,6 +119,7 @@ impl TestAppBuilder {
         config.event_stream = self.event_stream;
         config.hooks = self.hooks;
         config.buildkite = self.buildkite;
+        config.agents = self.agents;
         config.status_secret = Some(STATUS_SECRET.to_owned());
         let (shutdown, server) = serve(listener, config.clone());
         let app = TestApp {
@@ -171,6 +180,7 @@ impl TestApp {
                 ..HooksSettings::default()
             },
             buildkite: None,
+            agents: AgentsSettings::default(),
         }
     }
 

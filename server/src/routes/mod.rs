@@ -2,6 +2,7 @@
 //! [`api`], which also builds the OpenAPI document, so the document cannot miss one.
 
 mod activity;
+mod agents;
 mod artifact_comments;
 mod artifacts;
 mod branches;
@@ -58,6 +59,8 @@ use crate::state::AppState;
             also need the credential's `write_builds` permission (403 `missing_permission`); \
             owners connect and disconnect. States map onto the vocabulary of `CiState`; \
             `service_state` keeps Buildkite's word."),
+        (name = "agents", description = "Coding agents the server runs as their user: the \
+            runners and models of the server's `[agents.runners]` and `[[agents.models]]`."),
     ),
     modifiers(&SecuritySchemes),
     security(("bearer" = []), ("session" = []))
@@ -167,6 +170,7 @@ pub fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(hooks::deliveries))
         .routes(routes!(hooks::redeliver))
         .routes(routes!(hooks::replay))
+        .routes(routes!(agents::models))
         .routes(routes!(ci::overview))
         .routes(routes!(ci::connect))
         .routes(routes!(ci::disconnect))

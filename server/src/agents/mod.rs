@@ -1,0 +1,4 @@
+//! Agent sessions: coding agents run as their user, and their transcripts.
+
+pub mod format;
+pub mod settings;
