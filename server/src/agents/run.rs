@@ -17,9 +17,39 @@ use crate::git::child::dies_with_server;
 /// How much of the runner's standard error is kept to explain a failed run.
 const STDERR_KEPT: usize = 4 * 1024;
 
+/// What a runner is run inside.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Sandbox {
+    /// A bubblewrap (`bwrap`) sandbox: the runner sees the system's programs and
+    /// libraries read-only, its checkout and its HOME, and nothing else of the machine
+    /// (not the data dir, the database, other sessions or the server's settings); it
+    /// shares the network, to reach the model's API and the git door.
+    Bwrap,
+    /// No sandbox: for a server whose runners are already isolated (a user or a
+    /// container of their own per session).
+    None,
+}
+
+/// System paths a runner sees read-only, when the machine has them: programs and
+/// libraries, and of `/etc` only what name lookup, TLS and Debian's program links need
+/// (the rest of `/etc` may hold the server's own settings).
+const SYSTEM_PATHS: [&str; 9] = [
+    "/usr",
+    "/etc/alternatives",
+    "/etc/ssl",
+    "/etc/ca-certificates",
+    "/etc/resolv.conf",
+    "/etc/hosts",
+    "/etc/nsswitch.conf",
+    "/etc/passwd",
+    "/etc/group",
+];
+
 /// What to run, where, and within what.
 #[derive(Debug, Clone)]
 pub struct Spec {
+    pub sandbox: Sandbox,
     /// The program and its arguments.
     pub command: Vec<String>,
     pub format: Format,
@@ -104,7 +134,11 @@ impl Running {
 /// Starts the runner; its messages go to `messages` as they are read. Fails only when
 /// the program cannot be started.
 pub fn start(spec: Spec, messages: mpsc::Sender<NewMessage>) -> std::io::Result<Running> {
-    let Some((program, args)) = spec.command.split_first() else {
+    let command = match spec.sandbox {
+        Sandbox::Bwrap => sandboxed(&spec),
+        Sandbox::None => spec.command.clone(),
+    };
+    let Some((program, args)) = command.split_first() else {
         return Err(std::io::Error::other("the runner has no command"));
     };
     let mut cmd = Command::new(program);
@@ -136,6 +170,57 @@ pub fn start(spec: Spec, messages: mpsc::Sender<NewMessage>) -> std::io::Result<
         stop: Some(stop),
         done,
     })
+}
+
+/// The runner's command inside bubblewrap: a fresh mount namespace holding the system
+/// paths read-only, the checkout and HOME writable at their own paths, a private `/tmp`,
+/// `/proc` and `/dev`; new user, PID, IPC and UTS namespaces; the network shared. It
+/// dies with the server and cannot reach the server's terminal.
+fn sandboxed(spec: &Spec) -> Vec<String> {
+    let mut out: Vec<String> = [
+        "bwrap",
+        "--die-with-parent",
+        "--new-session",
+        "--unshare-all",
+        "--share-net",
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--tmpfs",
+        "/tmp",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    for path in SYSTEM_PATHS {
+        out.extend(["--ro-bind-try", path, path].map(str::to_owned));
+    }
+    // Debian's merged /usr: the top-level program and library links.
+    for (link, target) in [
+        ("/bin", "usr/bin"),
+        ("/sbin", "usr/sbin"),
+        ("/lib", "usr/lib"),
+        ("/lib64", "usr/lib64"),
+    ] {
+        out.extend(["--symlink", target, link].map(str::to_owned));
+    }
+    // A runner installed outside /usr (by path) is shown on its own, read-only.
+    if let Some(program) = spec.command.first().filter(|p| p.starts_with('/'))
+        && !program.starts_with("/usr/")
+    {
+        out.extend(["--ro-bind".into(), program.clone(), program.clone()]);
+    }
+    for dir in [&spec.home, &spec.dir] {
+        let dir = dir.display().to_string();
+        out.extend(["--bind".into(), dir.clone(), dir]);
+    }
+    out.extend([
+        "--chdir".into(),
+        spec.dir.display().to_string(),
+        "--".into(),
+    ]);
+    out.extend(spec.command.iter().cloned());
+    out
 }
 
 type Parts = (
@@ -287,6 +372,7 @@ mod tests {
 
     fn spec(script: &str, dir: &std::path::Path) -> Spec {
         Spec {
+            sandbox: Sandbox::None,
             command: vec!["sh".into(), "-c".into(), script.into()],
             format: Format::SvcJsonl,
             dir: dir.to_path_buf(),
@@ -425,5 +511,55 @@ mod tests {
         assert_eq!(messages.len(), 2);
         assert_eq!(text(&messages[0]).len(), LINE_MAX);
         assert_eq!(text(&messages[1]), "after");
+    }
+
+    #[tokio::test]
+    async fn in_its_sandbox_a_runner_sees_its_checkout_and_home_and_nothing_else() {
+        let found = std::process::Command::new("bwrap")
+            .arg("--version")
+            .output();
+        assert!(
+            found.is_ok_and(|o| o.status.success()),
+            "this test needs bubblewrap on PATH (Debian: apt-get install -y bubblewrap)"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let (work, home, other) = (
+            dir.path().join("work"),
+            dir.path().join("home"),
+            dir.path().join("other"),
+        );
+        for d in [&work, &home, &other] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        std::fs::write(other.join("secret"), "another session's file").unwrap();
+        std::fs::write(work.join("README"), "the checkout\n").unwrap();
+        let script = format!(
+            "cat README; echo made > $HOME/note && echo home writable; \\
+             cat {} 2>/dev/null || echo other unseen; \\
+             ls /etc/svc* /root 2>/dev/null || echo settings unseen; \\
+             echo $$",
+            other.join("secret").display()
+        );
+        let mut sandboxed = spec(&script, &work);
+        sandboxed.sandbox = Sandbox::Bwrap;
+        sandboxed.home = home.clone();
+        let (messages, ended, _) = run(sandboxed).await;
+        let lines: Vec<&str> = messages.iter().map(text).collect();
+        assert!(ended.is_success(), "{ended:?} {lines:?}");
+        assert_eq!(
+            lines[..4],
+            [
+                "the checkout",
+                "home writable",
+                "other unseen",
+                "settings unseen"
+            ]
+        );
+        // Its own PID namespace: the shell is an early process there.
+        assert!(lines[4].parse::<u32>().unwrap() < 10, "{lines:?}");
+        assert_eq!(
+            std::fs::read_to_string(home.join("note")).unwrap(),
+            "made\n"
+        );
     }
 }

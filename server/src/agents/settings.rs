@@ -8,6 +8,7 @@ use serde::Deserialize;
 use svc_protocol::agent::AgentModel;
 
 use super::format::Format;
+use super::run::Sandbox;
 
 /// `[agents]` of the server's TOML.
 #[derive(Debug, Clone, Deserialize)]
@@ -17,6 +18,8 @@ pub struct AgentsSettings {
     pub runners: BTreeMap<String, Runner>,
     /// `[[agents.models]]`: what sessions may choose; the first is the default.
     pub models: Vec<Model>,
+    /// What runners run inside: `bwrap` (bubblewrap, the default) or `none`.
+    pub sandbox: Sandbox,
     /// Sessions running at once on this server.
     pub max_running: usize,
     /// Sessions one person may have running at once.
@@ -35,6 +38,7 @@ impl Default for AgentsSettings {
         Self {
             runners: BTreeMap::new(),
             models: Vec::new(),
+            sandbox: Sandbox::Bwrap,
             max_running: 8,
             max_running_per_person: 3,
             max_messages: 5_000,
@@ -153,6 +157,7 @@ mod tests {
         .unwrap();
         assert_eq!(s.max_running, 2);
         assert_eq!(s.max_running_per_person, 3);
+        assert_eq!(s.sandbox, Sandbox::Bwrap);
         assert_eq!(s.runners["codex"].format, Format::CodexJson);
         assert_eq!(s.model(None).unwrap().id, "claude-sonnet");
         assert_eq!(s.model(Some("codex")).unwrap().args, Vec::<String>::new());
