@@ -278,6 +278,13 @@ pub struct Refusal {
     pub error: Option<ErrorBody>,
 }
 
+impl Refusal {
+    /// The server's error code, when it is one this CLI knows.
+    pub fn code(&self) -> Option<ErrorCode> {
+        self.error.as_ref().and_then(|e| ErrorCode::parse(&e.code))
+    }
+}
+
 /// Splits `<owner>/<monorepo>`.
 pub fn split_full_name(full: &str) -> Result<(&str, &str)> {
     full.split_once('/')

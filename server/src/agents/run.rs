@@ -157,15 +157,9 @@ pub fn start(spec: Spec, messages: mpsc::Sender<NewMessage>) -> std::io::Result<
         .stderr(Stdio::piped())
         .process_group(0);
     dies_with_server(&mut cmd);
-    let mut child = cmd.spawn()?;
+    let child = cmd.spawn()?;
     let (stop, stopped) = oneshot::channel();
-    let done = tokio::spawn(watch(
-        child_parts(&mut child),
-        child,
-        spec,
-        messages,
-        stopped,
-    ));
+    let done = tokio::spawn(watch(child, spec, messages, stopped));
     Ok(Running {
         stop: Some(stop),
         done,
@@ -223,25 +217,15 @@ fn sandboxed(spec: &Spec) -> Vec<String> {
     out
 }
 
-type Parts = (
-    Option<tokio::process::ChildStdin>,
-    Option<tokio::process::ChildStdout>,
-    Option<tokio::process::ChildStderr>,
-);
-
-fn child_parts(child: &mut Child) -> Parts {
-    (child.stdin.take(), child.stdout.take(), child.stderr.take())
-}
-
 /// Feeds the prompt, reads the output and waits for the end, whichever comes first of
 /// exit, stop, time limit and flood.
 async fn watch(
-    (stdin, stdout, stderr): Parts,
     mut child: Child,
     spec: Spec,
     messages: mpsc::Sender<NewMessage>,
     stopped: oneshot::Receiver<()>,
 ) -> (Ended, Option<Outcome>) {
+    let (stdin, stdout, stderr) = (child.stdin.take(), child.stdout.take(), child.stderr.take());
     let prompt = spec.prompt.clone();
     // A runner that does not read its input must not hold the run up.
     tokio::spawn(async move {

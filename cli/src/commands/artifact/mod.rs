@@ -83,10 +83,7 @@ pub fn path(target: &Target, branch: &str, name: &str) -> String {
 pub fn send(target: &Target, request: RequestBuilder) -> Result<Response> {
     let session = &target.session;
     session.answer(request)?.map_err(|refusal| {
-        let code = refusal
-            .error
-            .as_ref()
-            .and_then(|e| ErrorCode::parse(&e.code));
+        let code = refusal.code();
         let mut error = session.refusal(refusal);
         if code == Some(ErrorCode::TooManyFiles) {
             // The general advice is about release files.

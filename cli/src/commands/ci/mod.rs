@@ -71,10 +71,7 @@ pub fn job_path(target: &MonorepoTarget, build: &str, job: &str) -> String {
 pub fn send(target: &MonorepoTarget, request: RequestBuilder) -> Result<Response> {
     let session = &target.session;
     session.answer(request)?.map_err(|refusal| {
-        let code = refusal
-            .error
-            .as_ref()
-            .and_then(|e| ErrorCode::parse(&e.code));
+        let code = refusal.code();
         let error = session.refusal(refusal);
         match code {
             Some(ErrorCode::MissingPermission) => error.hint(
