@@ -234,6 +234,7 @@ pub fn advice(code: ErrorCode) -> Option<&'static str> {
             "merge main into the branch, resolve, commit and push; --force does not help"
         }
         ErrorCode::EmptyRepo | ErrorCode::NoMain => "push a first commit to main",
+        ErrorCode::IssueClosed => "reopen it first with svc issue reopen",
         ErrorCode::LastOwner => {
             "make someone else an owner first: svc org add <org> <login> --role owner in an org, svc api for a monorepo's members"
         }
@@ -242,6 +243,9 @@ pub fn advice(code: ErrorCode) -> Option<&'static str> {
         ErrorCode::NamespaceTaken | ErrorCode::ReservedName => "pick another name",
         ErrorCode::NotOnMain => {
             "a release commit must be on main: merge it first, or pass a commit of main with --target"
+        }
+        ErrorCode::NotLauncher => {
+            "only the person who launched a session can send it messages; svc agent launch starts your own, svc agent chat a chat of your own"
         }
         ErrorCode::NotOpen => "svc branch view shows whether it was merged or closed",
         ErrorCode::NotYourNamespace => {

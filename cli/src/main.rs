@@ -10,6 +10,7 @@ mod config;
 mod credstore;
 mod editor;
 mod error;
+mod mcp;
 mod meta_sync;
 mod table;
 mod target;

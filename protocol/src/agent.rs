@@ -152,3 +152,122 @@ pub struct AgentModel {
 pub struct AgentModelList {
     pub items: Vec<AgentModel>,
 }
+
+/// An agent session.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Session {
+    pub id: String,
+    pub kind: SessionKind,
+    pub state: SessionState,
+    /// Why it failed or stopped.
+    pub reason: Option<String>,
+    /// The repo's name (none for a chat in a monorepo).
+    pub repo: Option<String>,
+    pub branch: Option<String>,
+    pub model: String,
+    pub prompt: String,
+    /// The login of the person it acts for.
+    pub launcher: String,
+    /// The name of its `cloud-` credential.
+    pub credential: Option<String>,
+    /// The issue it addresses.
+    pub issue: Option<i64>,
+    #[serde(with = "time::serde::rfc3339")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
+    pub created_at: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
+    pub updated_at: OffsetDateTime,
+}
+
+/// `POST {m}/agents` (launchAgent).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct NewSession {
+    pub prompt: String,
+    /// The branch to work on: made off main when new, used as is when it exists.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub branch: Option<String>,
+    /// The repo; may be left out in a plain repo.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repo: Option<String>,
+    /// One of agentModels' ids; the default when left out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+}
+
+/// `GET {m}/agents` and `GET {m}/chats`: newest first.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct SessionList {
+    pub items: Vec<Session>,
+}
+
+/// `GET {m}/agents/{id}/transcript`: oldest first.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Transcript {
+    pub items: Vec<Message>,
+}
+
+/// `POST {m}/agents/{id}/messages` (sendAgent).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct FollowUp {
+    pub message: String,
+}
+
+/// `POST {m}/chats` (newChat): a conversation with the repository assistant.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct NewChat {
+    pub message: String,
+    /// The repo it is about; may be left out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repo: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+}
+
+/// `POST {m}/issues/{number}/agent` (addressIssueWithAgent).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct IssueAgent {
+    /// What to tell the session beyond the issue itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
+    /// The branch (default `issue-<number>-<slug of the title>`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub branch: Option<String>,
+    /// The repo, when the issue's project is not one repo; may be left out in a plain repo.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repo: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+}
+
+/// `POST {r}/branches/{branch}/review-agent` (reviewWithAgent).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ReviewAgent {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+}
+
+/// A frame of agentLive (`GET {m}/agents/{id}/live`): the transcript from message index
+/// `from`. The first frame starts at 0 and holds the transcript so far; later ones
+/// append what the runner says next.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum LiveFrame {
+    Messages { from: i64, messages: Vec<Message> },
+}

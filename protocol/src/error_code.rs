@@ -37,6 +37,8 @@ error_codes! {
     AccessDenied = "access_denied",
     /// A device approval with a credential an agent acts through.
     AgentCannotApprove = "agent_cannot_approve",
+    /// Agent sessions on a server that runs no coding agents (no `[[agents.models]]`).
+    AgentsNotConfigured = "agents_not_configured",
     /// A device code approved or denied already.
     AlreadyDecided = "already_decided",
     /// Device flow: not decided yet; poll again after the interval.
@@ -69,6 +71,8 @@ error_codes! {
     BadUpgrade = "bad_upgrade",
     /// Creating a branch that exists.
     BranchExists = "branch_exists",
+    /// Launching an agent session without `branch`.
+    BranchRequired = "branch_required",
     /// A merge refused because required checks are red or missing (carries `checks`).
     ChecksNotGreen = "checks_not_green",
     /// An unforced merge while the required checks cannot be read.
@@ -103,6 +107,8 @@ error_codes! {
     Internal = "internal",
     /// Device flow: a device code the server never gave out.
     InvalidGrant = "invalid_grant",
+    /// Addressing a closed issue with an agent.
+    IssueClosed = "issue_closed",
     /// A label of that name exists already.
     LabelExists = "label_exists",
     /// A change that would leave no owner.
@@ -127,6 +133,8 @@ error_codes! {
     NotAuthor = "not_author",
     /// Unknown, forgotten, or not visible to the caller.
     NotFound = "not_found",
+    /// A follow-up to an agent session from someone other than its launcher.
+    NotLauncher = "not_launcher",
     /// A release commit that is not on main.
     NotOnMain = "not_on_main",
     /// A branch that is not open (merged or closed).
@@ -163,6 +171,8 @@ error_codes! {
     TooManyMentions = "too_many_mentions",
     /// A 201st reply in an artifact comment thread.
     TooManyReplies = "too_many_replies",
+    /// Over the server's or the person's number of agent runs going at once.
+    TooManySessions = "too_many_sessions",
     /// A 501st thread on an artifact.
     TooManyThreads = "too_many_threads",
     /// A 501st label in a monorepo.

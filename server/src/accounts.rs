@@ -208,6 +208,30 @@ pub async fn issue_credential_with(
     expires_at: Option<i64>,
     permissions: &[Permission],
 ) -> store::Result<NewCredential> {
+    issue(tx, user_id, name, kind, expires_at, permissions, None).await
+}
+
+/// Makes an agent session's sandbox credential, confined to `scope`
+/// (`crate::agents::scope`) and holding no extra permission; its token is shown this once.
+pub async fn issue_scoped_credential(
+    tx: &mut Tx,
+    user_id: &str,
+    name: &str,
+    scope: &str,
+) -> store::Result<NewCredential> {
+    let kind = CredentialKind::Sandbox;
+    issue(tx, user_id, name, kind, None, &[], Some(scope.to_owned())).await
+}
+
+async fn issue(
+    tx: &mut Tx,
+    user_id: &str,
+    name: &str,
+    kind: CredentialKind,
+    expires_at: Option<i64>,
+    permissions: &[Permission],
+    scope: Option<String>,
+) -> store::Result<NewCredential> {
     let mut permissions = permissions.to_vec();
     permissions.sort_by_key(|p| p.as_str());
     permissions.dedup();
@@ -225,6 +249,7 @@ pub async fn issue_credential_with(
         created_at: now_ms(),
         last_used_at: None,
         expires_at,
+        scope,
     };
     credentials::insert(tx.h(), &row, &token::hash(&token)).await?;
     Ok(NewCredential {

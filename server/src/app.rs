@@ -50,6 +50,8 @@ pub async fn launch(
     tokio::spawn(crate::presence::keep(state.clone()));
     tokio::spawn(crate::hooks::worker::run(state.clone()));
     tokio::spawn(crate::feed::prune_forever(store.clone()));
+    tokio::spawn(crate::agents::supervise::sweep(state.clone()));
+    let agents = state.agents.clone();
     tracing::info!(
         listen = %listener.local_addr()?,
         base_url = %state.config.base_url,
@@ -67,6 +69,8 @@ pub async fn launch(
     )
     .with_graceful_shutdown(shutdown)
     .await?;
+    // Runs end with the server: their sessions are written failed, to be carried on.
+    agents.shut_down().await;
     store.close().await;
     tracing::info!("svc-server stopped");
     Ok(())

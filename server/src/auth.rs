@@ -7,6 +7,7 @@ use subtle::ConstantTimeEq;
 use svc_protocol::ErrorCode;
 use svc_protocol::user::{CredentialKind, Permission};
 
+use crate::agents::scope::Scope;
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
 use crate::store::credentials::TokenMatch;
@@ -32,6 +33,8 @@ pub struct Caller {
     pub permissions: Vec<Permission>,
     /// True when the session cookie, not a Bearer credential, authenticated the call.
     pub via_cookie: bool,
+    /// What an agent session's credential is confined to; none for a person's own.
+    pub scope: Option<Scope>,
 }
 
 impl FromRequestParts<AppState> for Caller {
@@ -40,6 +43,12 @@ impl FromRequestParts<AppState> for Caller {
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> ApiResult<Caller> {
         if let Some(bearer) = bearer(&parts.headers) {
             return match authenticate(state, bearer).await? {
+                Some(caller) if caller.scope.is_some() && !in_a_monorepo(parts.uri.path()) => {
+                    Err(ApiError::forbidden(
+                        ErrorCode::Forbidden,
+                        "an agent session's credential acts only inside its monorepo",
+                    ))
+                }
                 Some(caller) if caller.kind != CredentialKind::Browser => Ok(caller),
                 _ => Err(ApiError::unauthorized(
                     "this credential is not valid (revoked or expired); run svc login",
@@ -68,6 +77,14 @@ impl FromRequestParts<AppState> for Caller {
             ..caller
         })
     }
+}
+
+/// Whether a path lies inside one monorepo (`/v1/monorepos/{owner}/{name}/...`), the only
+/// place an agent session's credential may act; authorization then keeps it to its own.
+fn in_a_monorepo(path: &str) -> bool {
+    path.strip_prefix("/v1/monorepos/")
+        .and_then(|rest| rest.split_once('/'))
+        .is_some_and(|(_, rest)| !rest.is_empty())
 }
 
 /// The caller when the request carries a credential (checked as [`Caller`] checks it: a
@@ -156,6 +173,12 @@ pub async fn authenticate(state: &AppState, token: &str) -> ApiResult<Option<Cal
     let kind = CredentialKind::parse(&row.kind).ok_or_else(|| {
         ApiError::internal(format!("credential {} has kind {}", row.id, row.kind))
     })?;
+    // A scope that does not read back confines to nothing: refuse rather than free it.
+    let scope = match row.scope.as_deref().map(Scope::parse) {
+        None => None,
+        Some(Some(scope)) => Some(scope),
+        Some(None) => return Ok(None),
+    };
     let last_use = row.last_used_at.unwrap_or(row.created_at);
     let idle = kind == CredentialKind::Browser && now - last_use > SESSION_IDLE_MS;
     if row.expires_at.is_some_and(|at| at <= now) || idle {
@@ -180,6 +203,7 @@ pub async fn authenticate(state: &AppState, token: &str) -> ApiResult<Option<Cal
         kind,
         permissions: crate::accounts::permissions_of(&row.permissions),
         via_cookie: false,
+        scope,
     }))
 }
 

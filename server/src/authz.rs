@@ -20,8 +20,10 @@ use crate::suggest;
 pub enum Need {
     /// See code and records, fetch.
     Read,
-    /// Push, review, post statuses, merge: any member.
+    /// Push, post statuses, merge, comment: any member.
     Write,
+    /// Post a review: any member; the one write a review session's credential may make.
+    Review,
     /// Manage members, invites, settings; rename, transfer, delete.
     Own,
 }
@@ -59,9 +61,14 @@ pub async fn monorepo(
         Some(f) => (Some(f.monorepo), f.role.as_deref().and_then(Role::parse)),
         None => (None, None),
     };
-    let (Some(monorepo), Some(role)) = (monorepo, role) else {
+    let reaches =
+        |m: &monorepos::MonorepoRow| caller.scope.as_ref().is_none_or(|s| s.reaches(&m.id));
+    let (Some(monorepo), Some(role)) = (monorepo.filter(reaches), role) else {
         return Err(not_found(h, caller, &format!("{owner}/{name}")).await);
     };
+    if let Some(scope) = &caller.scope {
+        scope.allows(need)?;
+    }
     if need == Need::Own && role != Role::Owner {
         return Err(ApiError::forbidden(
             ErrorCode::Forbidden,
@@ -88,6 +95,10 @@ pub async fn namespace_role(h: H<'_>, caller: &Caller, owner: &str) -> ApiResult
 /// The 404 for a monorepo that is missing or hidden from the caller: the same words
 /// either way, suggesting only the caller's own monorepos.
 async fn not_found(h: H<'_>, caller: &Caller, label: &str) -> ApiError {
+    if caller.scope.is_some() {
+        // An agent session sees only its own monorepo: name no other.
+        return suggest::not_found("monorepo", "", label, std::iter::empty());
+    }
     match monorepos::list_for_user(h, &caller.user_id, &caller.login, None, None).await {
         Ok(rows) => {
             let visible: Vec<String> = rows

@@ -6,6 +6,7 @@
 //! fields keep the order in which the route's path names them.
 
 use serde::Deserialize;
+use svc_protocol::ErrorCode;
 use utoipa::IntoParams;
 
 use crate::auth::Caller;
@@ -292,6 +293,61 @@ async fn resolve(
     {
         Some(row) => Ok((access, row)),
         None => Err(repo_not_found(h, &access.monorepo, repo).await?),
+    }
+}
+
+/// The repo `name` names in the monorepo (not the meta layer), or its one repo when
+/// `name` is left out (a plain repo, or a monorepo of one repo).
+pub async fn named_or_only(
+    mut h: H<'_>,
+    monorepo: &MonorepoRow,
+    name: Option<&str>,
+) -> ApiResult<RepoRow> {
+    let Some(name) = name else {
+        let rows = repos::all(h, &monorepo.id).await?;
+        let mut code = rows.into_iter().filter(|r| !r.is_meta);
+        return match (code.next(), code.next()) {
+            (Some(only), None) => Ok(only),
+            _ => Err(ApiError::bad_request(
+                ErrorCode::BadRequest,
+                format!("name the repo (`repo`): {} holds several", monorepo.label()),
+            )),
+        };
+    };
+    match repos::by_name(h.reborrow(), &monorepo.id, &name.to_ascii_lowercase()).await? {
+        Some(row) if !row.is_meta => Ok(row),
+        _ => Err(repo_not_found(h, monorepo, name).await?),
+    }
+}
+
+/// `/v1/monorepos/{owner}/{monorepo}/agents/{id}/...`.
+#[derive(Debug, Clone, Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct AgentPath {
+    /// The namespace: a person's or an organization's login (any case).
+    pub owner: String,
+    /// The monorepo's name (any case); an old label answers the current monorepo.
+    pub monorepo: String,
+    /// The session's id.
+    pub id: String,
+}
+
+impl AgentPath {
+    /// The monorepo and the session, when the caller may do `need` in the monorepo and
+    /// see the session (a chat only its own person sees: 404 to anyone else).
+    pub async fn load(
+        &self,
+        mut h: H<'_>,
+        caller: &Caller,
+        need: Need,
+    ) -> ApiResult<(Access, crate::store::agents::SessionRow)> {
+        let access =
+            authz::monorepo(h.reborrow(), caller, &self.owner, &self.monorepo, need).await?;
+        let row = crate::store::agents::get(h, &access.monorepo.id, &self.id)
+            .await?
+            .filter(|r| r.kind != "chat" || r.launcher_id == caller.user_id)
+            .ok_or_else(|| ApiError::not_found(&format!("agent session {}", self.id)))?;
+        Ok((access, row))
     }
 }
 

@@ -46,6 +46,8 @@ pub struct AppState {
     /// The client of the CI service's REST API (redirects not followed: an artifact's
     /// download URL is handed on, never fetched).
     pub ci_client: reqwest::Client,
+    /// This process's agent session runs.
+    pub agents: Arc<crate::agents::Agents>,
     /// This process's push spool folder, made on the first push.
     pub push_spools: Arc<tokio::sync::OnceCell<crate::git::spool::SpoolDir>>,
     /// One merge at a time per repo in this process.
@@ -75,6 +77,7 @@ impl AppState {
             merge_locks: Arc::default(),
             hook_wake: Arc::default(),
             push_spools: Arc::default(),
+            agents: Arc::default(),
             ci_client: reqwest::Client::builder()
                 .redirect(reqwest::redirect::Policy::none())
                 .build()

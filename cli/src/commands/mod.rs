@@ -1,5 +1,6 @@
 //! Every command: one file per leaf command, a folder per group.
 
+pub mod agent;
 pub mod api;
 pub mod artifact;
 pub mod auth;
@@ -17,6 +18,7 @@ pub mod issue;
 pub mod label;
 pub mod login;
 pub mod logout;
+pub mod mcp;
 pub mod meta;
 pub mod monorepo;
 pub mod org;
@@ -70,6 +72,8 @@ pub enum Command {
     #[command(subcommand)]
     Issue(issue::Command),
     #[command(subcommand)]
+    Agent(agent::Command),
+    #[command(subcommand)]
     Label(label::Command),
     #[command(subcommand)]
     Repo(repo::Command),
@@ -92,6 +96,7 @@ pub enum Command {
     Ci(ci::Command),
     Sync(sync::Args),
     Api(api::Args),
+    Mcp(mcp::Args),
     /// The older name of `svc sync`, still accepted
     #[command(subcommand, hide = true)]
     Meta(meta::Command),
@@ -113,6 +118,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Monorepo(cmd) => monorepo::run(g, cmd),
         Command::Org(cmd) => org::run(g, cmd),
         Command::Issue(cmd) => issue::run(g, cmd),
+        Command::Agent(cmd) => agent::run(g, cmd),
         Command::Label(cmd) => label::run(g, cmd),
         Command::Repo(cmd) => repo::run(g, cmd),
         Command::Clone(args) => clone::run(g, &args),
@@ -127,6 +133,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Ci(cmd) => ci::run(g, cmd),
         Command::Sync(args) => sync::run(g, &args),
         Command::Api(args) => api::run(g, &args),
+        Command::Mcp(args) => mcp::run(g, &args),
         Command::Meta(cmd) => meta::run(g, cmd),
         Command::Daemon(cmd) => daemon::run(g, cmd),
         Command::Worktree(cmd) => worktree::run(g, cmd),

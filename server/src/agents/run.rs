@@ -64,7 +64,13 @@ pub struct Spec {
     /// Bytes of standard output a run may write.
     pub max_output_bytes: usize,
     pub max_run: Duration,
+    /// The `svc` program, put first on the runner's PATH (as `/opt/svc/bin/svc` in the
+    /// sandbox) so it can serve itself svc's read tools with `svc mcp`.
+    pub tools: Option<PathBuf>,
 }
+
+/// Where the sandbox shows the `svc` program.
+const TOOLS_DIR: &str = "/opt/svc/bin";
 
 /// How a run ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -141,15 +147,24 @@ pub fn start(spec: Spec, messages: mpsc::Sender<NewMessage>) -> std::io::Result<
     let Some((program, args)) = command.split_first() else {
         return Err(std::io::Error::other("the runner has no command"));
     };
+    let mut path = std::env::var("PATH").unwrap_or_else(|_| "/usr/bin:/bin".into());
+    let tools_dir = match spec.sandbox {
+        Sandbox::Bwrap => Some(TOOLS_DIR.to_owned()),
+        Sandbox::None => spec
+            .tools
+            .as_ref()
+            .and_then(|t| t.parent())
+            .map(|d| d.display().to_string()),
+    };
+    if let Some(dir) = tools_dir.filter(|_| spec.tools.is_some()) {
+        path = format!("{dir}:{path}");
+    }
     let mut cmd = Command::new(program);
     cmd.args(args)
         .current_dir(&spec.dir)
         .env_clear()
         .env("HOME", &spec.home)
-        .env(
-            "PATH",
-            std::env::var_os("PATH").unwrap_or_else(|| "/usr/bin:/bin".into()),
-        )
+        .env("PATH", path)
         .env("LANG", "C.UTF-8")
         .envs(spec.env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::piped())
@@ -203,6 +218,10 @@ fn sandboxed(spec: &Spec) -> Vec<String> {
         && !program.starts_with("/usr/")
     {
         out.extend(["--ro-bind".into(), program.clone(), program.clone()]);
+    }
+    if let Some(tools) = &spec.tools {
+        let to = format!("{TOOLS_DIR}/svc");
+        out.extend(["--ro-bind".into(), tools.display().to_string(), to]);
     }
     for dir in [&spec.home, &spec.dir] {
         let dir = dir.display().to_string();
@@ -365,6 +384,7 @@ mod tests {
             prompt: "Fix the bug\n".into(),
             max_output_bytes: 1024 * 1024,
             max_run: Duration::from_secs(30),
+            tools: None,
         }
     }
 

@@ -31,6 +31,9 @@ pub struct AgentsSettings {
     pub max_output_bytes: usize,
     /// Seconds a run may take before it is stopped as failed.
     pub max_run_seconds: u64,
+    /// The `svc` program runners get on their PATH (for `svc mcp`, svc's read tools)
+    /// [default: the `svc` beside the server's own program, when there is one].
+    pub svc: Option<std::path::PathBuf>,
 }
 
 impl Default for AgentsSettings {
@@ -44,6 +47,7 @@ impl Default for AgentsSettings {
             max_messages: 5_000,
             max_output_bytes: 32 * 1024 * 1024,
             max_run_seconds: 3_600,
+            svc: None,
         }
     }
 }
@@ -114,6 +118,15 @@ impl AgentsSettings {
             Some(id) => self.models.iter().find(|m| m.id == id),
             None => self.models.first(),
         }
+    }
+
+    /// The `svc` program to put on runners' PATH, if there is one.
+    pub fn svc_binary(&self) -> Option<std::path::PathBuf> {
+        let beside = || {
+            let exe = std::env::current_exe().ok()?;
+            Some(exe.parent()?.join("svc"))
+        };
+        self.svc.clone().or_else(beside).filter(|p| p.is_file())
     }
 
     /// The models as agentModels answers them.

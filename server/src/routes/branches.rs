@@ -262,7 +262,6 @@ pub async fn create(
             format!("{branch:?} is not a valid git branch name: {why}"),
         ));
     }
-    let full = format!("refs/heads/{branch}");
     let (access, repo, from) = {
         let mut conn = state.store.read().await?;
         let (access, repo) = path.resolve(conn.h(), &caller, Need::Write).await?;
@@ -291,25 +290,6 @@ pub async fn create(
         };
         (access, repo, from)
     };
-    let target = from.clone();
-    let made = state
-        .git(&repo, move |git| {
-            let id = git
-                .commit_exists(&target)?
-                .ok_or_else(|| merge::Error::NotFound("commit".into()))?;
-            Ok::<_, merge::Error>(git.create_ref(&full, id))
-        })
-        .await?;
-    match made {
-        Ok(()) => {}
-        Err(merge::Error::RefExists(_)) => {
-            return Err(ApiError::conflict(
-                ErrorCode::BranchExists,
-                format!("branch {branch} already exists"),
-            ));
-        }
-        Err(e) => return Err(e.into()),
-    }
     let actor = Actor {
         login: Some(caller.login.clone()),
         agent,
@@ -319,21 +299,53 @@ pub async fn create(
         title: body.title,
         description: body.description,
     };
-    let recorded = record::record_with(
-        &state.store,
-        &state.config.data_dir,
-        &repo.id,
-        &actor,
-        Some(&seed),
-    )
-    .await
-    .map_err(ApiError::internal)?;
-    state.facts.after_record(&repo.id, &recorded).await;
+    open_branch(&state, &repo, &actor, seed, from).await?;
     let mut conn = state.store.read().await?;
     let row = live_branch(conn.h(), &repo, &branch).await?;
     let mut items = views(conn.h(), &state, &access, &repo, &[row]).await?;
     let item = items.pop().ok_or_else(|| ApiError::not_found("branch"))?;
     Ok((StatusCode::CREATED, Json(item)))
+}
+
+/// Makes `seed.branch` at commit `from` and records it (`branch.opened`, with the seed's
+/// title and description): 409 `branch_exists` when git has it already.
+pub async fn open_branch(
+    state: &AppState,
+    repo: &RepoRow,
+    actor: &Actor,
+    seed: Seed,
+    from: String,
+) -> ApiResult<()> {
+    let full = format!("refs/heads/{}", seed.branch);
+    let made = state
+        .git(repo, move |git| {
+            let id = git
+                .commit_exists(&from)?
+                .ok_or_else(|| merge::Error::NotFound("commit".into()))?;
+            Ok::<_, merge::Error>(git.create_ref(&full, id))
+        })
+        .await?;
+    match made {
+        Ok(()) => {}
+        Err(merge::Error::RefExists(_)) => {
+            return Err(ApiError::conflict(
+                ErrorCode::BranchExists,
+                format!("branch {} already exists", seed.branch),
+            ));
+        }
+        Err(e) => return Err(e.into()),
+    }
+    let recorded = record::record_with(
+        &state.store,
+        &state.config.data_dir,
+        &repo.id,
+        actor,
+        Some(&seed),
+    )
+    .await
+    .map_err(ApiError::internal)?;
+    state.facts.after_record(&repo.id, &recorded).await;
+    Ok(())
 }
 
 /// Sets the title and description (the merge commit's message); `null` clears.

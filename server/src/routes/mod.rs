@@ -5,7 +5,7 @@ mod activity;
 mod agents;
 mod artifact_comments;
 mod artifacts;
-mod branches;
+pub(crate) mod branches;
 mod ci;
 mod ci_builds;
 mod ci_webhook;
@@ -171,6 +171,15 @@ pub fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(hooks::redeliver))
         .routes(routes!(hooks::replay))
         .routes(routes!(agents::models))
+        .routes(routes!(agents::launch, agents::list))
+        .routes(routes!(agents::get))
+        .routes(routes!(agents::transcript))
+        .routes(routes!(agents::send))
+        .routes(routes!(agents::stop))
+        .routes(routes!(agents::live))
+        .routes(routes!(agents::review))
+        .routes(routes!(agents::new_chat, agents::list_chats))
+        .routes(routes!(agents::address_issue))
         .routes(routes!(ci::overview))
         .routes(routes!(ci::connect))
         .routes(routes!(ci::disconnect))

@@ -92,7 +92,8 @@ pub async fn create(
     Path(path): Path<BranchPath>,
     Json(body): Json<CreateReview>,
 ) -> ApiResult<(StatusCode, Json<Review>)> {
-    if agent.is_some() && body.state == ReviewState::Approve {
+    let review_session = caller.scope.as_ref().is_some_and(|s| s.is_review());
+    if (agent.is_some() || review_session) && body.state == ReviewState::Approve {
         return Err(ApiError::forbidden(
             ErrorCode::AgentCannotApprove,
             "an agent may comment or request changes, but not approve",
@@ -111,8 +112,11 @@ pub async fn create(
         ));
     }
     let mut tx = state.store.begin().await?;
-    let (access, repo) = path.resolve(tx.h(), &caller, Need::Write).await?;
+    let (access, repo) = path.resolve(tx.h(), &caller, Need::Review).await?;
     let b = path.live(tx.h(), &repo).await?;
+    if let Some(scope) = &caller.scope {
+        scope.allows_review(&repo.id, &b.name)?;
+    }
     let row = ReviewRow {
         id: 0,
         repo_id: repo.id.clone(),

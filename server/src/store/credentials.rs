@@ -13,6 +13,9 @@ pub struct CredentialRow {
     pub created_at: i64,
     pub last_used_at: Option<i64>,
     pub expires_at: Option<i64>,
+    /// What an agent session's credential is confined to (`crate::agents::scope`).
+    #[sqlx(default)]
+    pub scope: Option<String>,
 }
 
 /// What authenticating a request needs, in one indexed read.
@@ -28,12 +31,13 @@ pub struct TokenMatch {
     pub last_used_at: Option<i64>,
     pub created_at: i64,
     pub expires_at: Option<i64>,
+    pub scope: Option<String>,
 }
 
 pub async fn insert(h: H<'_>, row: &CredentialRow, token_hash: &[u8]) -> Result<()> {
     on!(h, c => sqlx::query(
-        "INSERT INTO credentials (id, user_id, name, kind, token_hash, created_at, last_used_at, expires_at, permissions)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+        "INSERT INTO credentials (id, user_id, name, kind, token_hash, created_at, last_used_at, expires_at, permissions, scope)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
     )
     .bind(&row.id)
     .bind(&row.user_id)
@@ -44,6 +48,7 @@ pub async fn insert(h: H<'_>, row: &CredentialRow, token_hash: &[u8]) -> Result<
     .bind(row.last_used_at)
     .bind(row.expires_at)
     .bind(&row.permissions)
+    .bind(&row.scope)
     .execute(c)
     .await?
     .rows_affected());
@@ -54,7 +59,7 @@ pub async fn by_token_hash(h: H<'_>, token_hash: &[u8]) -> Result<Option<TokenMa
     Ok(on!(h, c => sqlx::query_as(
         "SELECT credentials.id, credentials.user_id, users.login, credentials.name, credentials.kind,
                 credentials.permissions, credentials.token_hash, credentials.last_used_at, credentials.created_at,
-                credentials.expires_at
+                credentials.expires_at, credentials.scope
          FROM credentials JOIN users ON users.id = credentials.user_id
          WHERE credentials.token_hash = $1",
     )

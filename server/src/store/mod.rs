@@ -7,6 +7,7 @@
 //! migrations.
 
 pub mod access_cache;
+pub mod agents;
 pub mod artifacts;
 pub mod branches;
 pub mod ci;

@@ -39,6 +39,7 @@ mod git_door;
 mod hooks;
 mod identity;
 mod issues;
+mod mcp;
 mod meta_sync;
 mod monorepos;
 mod needs;

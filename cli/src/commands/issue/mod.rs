@@ -1,5 +1,6 @@
 //! `svc issue ...`: a monorepo's issues.
 
+pub mod agent;
 pub mod close;
 pub mod comment;
 pub mod create;
@@ -18,7 +19,7 @@ use crate::error::Result;
 use crate::target::MonorepoTarget;
 use crate::terminal::when;
 
-/// List, open, view, edit, close, reopen and comment on a monorepo's issues
+/// List, open, view, edit, close, reopen and comment on a monorepo's issues; hand one to an agent
 #[derive(Debug, clap::Subcommand)]
 pub enum Command {
     List(list::Args),
@@ -30,6 +31,7 @@ pub enum Command {
     Comment(comment::Args),
     React(react::Args),
     Link(link::Args),
+    Agent(agent::Args),
 }
 
 pub fn run(global: &Global, command: Command) -> Result<()> {
@@ -43,6 +45,7 @@ pub fn run(global: &Global, command: Command) -> Result<()> {
         Command::Comment(args) => comment::run(global, &args),
         Command::React(args) => react::run(global, &args),
         Command::Link(args) => link::run(global, &args),
+        Command::Agent(args) => agent::run(global, &args),
     }
 }
 

@@ -105,6 +105,7 @@ pub async fn run(database_url: Option<String>) -> anyhow::Result<()> {
         kind: CredentialKind::Machine,
         permissions: credential.permissions.clone(),
         via_cookie: false,
+        scope: None,
     };
     let org_name = format!("m-{:04}", BIG_ORG_MONOREPOS / 2);
     let check = |owner: &str, name: &str, cached: bool| {
