@@ -35,6 +35,9 @@
 //!   sockets against one socket; server RSS per idle socket;
 //! - `svc-bench event-pull [--database-url URL]`: pulls of 500 events from a
 //!   1,000,000-event log against getMonorepo;
+//! - `svc-bench agents [--database-url URL]`: a runner line → its frame at a connected
+//!   agentLive socket; 20 sessions launched at once, each writing 200 messages and
+//!   pushing its branch, all finishing, with the server's RSS growth;
 //! - `svc-bench daemon-follow`, `daemon-idle`, `sync-unchanged` (with `svc` built too:
 //!   `cargo build --release -p svc-cli`): merge → each machine's main with two daemons
 //!   against `git pull` by hand; the daemon's RSS and CPU idle with 10 monorepos; `svc
@@ -47,7 +50,7 @@ mod svc_bench;
 use clap::{Parser, Subcommand};
 
 use svc_bench::{
-    artifacts, auth, branch_diff, branches, ci_webhooks, daemon, diff_engine, door, events, hooks,
+    agents, artifacts, auth, branch_diff, branches, ci_webhooks, daemon, diff_engine, door, events, hooks,
     issues, last_commits, org_access, releases,
 };
 
@@ -207,6 +210,30 @@ enum Command {
         #[arg(long)]
         database_url: Option<String>,
     },
+    /// Runner line → agentLive frame; many sessions at once, with the server's RSS growth
+    Agents {
+        /// Lines the latency session's runner writes (each timed to its frame)
+        #[arg(long, default_value_t = 500)]
+        lines: usize,
+        /// Milliseconds between them
+        #[arg(long, default_value_t = 15)]
+        interval_ms: u64,
+        /// Sessions launched at once
+        #[arg(long, default_value_t = 20)]
+        sessions: usize,
+        /// Messages each of them writes before its commit and push
+        #[arg(long, default_value_t = 200)]
+        messages: usize,
+        /// Milliseconds between those messages
+        #[arg(long, default_value_t = 10)]
+        session_interval_ms: u64,
+        /// The store (default: SQLite in a temp dir); give a fresh database
+        #[arg(long)]
+        database_url: Option<String>,
+        /// Keep the working directory (in the temp dir) afterwards
+        #[arg(long)]
+        keep: bool,
+    },
     /// Merge → each machine's main checkout with two daemons, against `git pull` by hand
     DaemonFollow {
         /// Merges, one at a time
@@ -332,6 +359,26 @@ async fn main() -> anyhow::Result<()> {
                 sockets,
                 pushes,
                 database_url,
+            })
+            .await
+        }
+        Command::Agents {
+            lines,
+            interval_ms,
+            sessions,
+            messages,
+            session_interval_ms,
+            database_url,
+            keep,
+        } => {
+            agents::bench(agents::Options {
+                lines,
+                interval_ms,
+                sessions,
+                messages,
+                session_interval_ms,
+                database_url,
+                keep,
             })
             .await
         }

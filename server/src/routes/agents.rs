@@ -55,6 +55,7 @@ pub async fn models(
     params(MonorepoPath), request_body = NewSession,
     responses((status = 201, body = Session),
         (status = 400, body = ApiErrorBody, description = "branch_required, bad_branch_name, bad_request"),
+        (status = 403, body = ApiErrorBody, description = "a review session's credential starts no session"),
         (status = 404, body = ApiErrorBody), (status = 409, body = ApiErrorBody, description = "the branch is main"),
         (status = 422, body = ApiErrorBody, description = "agents_not_configured, empty_repo"),
         (status = 429, body = ApiErrorBody, description = "too_many_sessions")))]
@@ -101,6 +102,7 @@ pub async fn launch(
 #[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/issues/{number}/agent", tag = "agents",
     params(IssuePath), request_body = IssueAgent,
     responses((status = 201, body = Session), (status = 400, body = ApiErrorBody),
+        (status = 403, body = ApiErrorBody, description = "a review session's credential starts no session"),
         (status = 404, body = ApiErrorBody),
         (status = 409, body = ApiErrorBody, description = "issue_closed"),
         (status = 422, body = ApiErrorBody, description = "agents_not_configured, empty_repo"),
@@ -158,6 +160,7 @@ pub async fn address_issue(
 #[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/review-agent",
     tag = "agents", params(BranchPath), request_body = ReviewAgent,
     responses((status = 201, body = Session), (status = 400, body = ApiErrorBody),
+        (status = 403, body = ApiErrorBody, description = "a review session's credential starts no session"),
         (status = 404, body = ApiErrorBody),
         (status = 422, body = ApiErrorBody, description = "agents_not_configured"),
         (status = 429, body = ApiErrorBody, description = "too_many_sessions")))]
@@ -208,6 +211,7 @@ pub async fn review(
 #[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/chats", tag = "agents",
     params(MonorepoPath), request_body = NewChat,
     responses((status = 201, body = Session), (status = 400, body = ApiErrorBody),
+        (status = 403, body = ApiErrorBody, description = "a review session's credential starts no session"),
         (status = 404, body = ApiErrorBody),
         (status = 422, body = ApiErrorBody, description = "agents_not_configured"),
         (status = 429, body = ApiErrorBody, description = "too_many_sessions")))]
@@ -221,7 +225,8 @@ pub async fn new_chat(
     let model = model(&state, body.model.as_deref())?;
     let (access, repo) = {
         let mut conn = state.store.read().await?;
-        let access = path.access(conn.h(), &caller, Need::Read).await?;
+        // Write, not Read: a review session's credential may start no session.
+        let access = path.access(conn.h(), &caller, Need::Write).await?;
         let repo = match body.repo.as_deref() {
             Some(name) => Some(named_or_only(conn.h(), &access.monorepo, Some(name)).await?),
             None => named_or_only(conn.h(), &access.monorepo, None).await.ok(),
@@ -354,7 +359,7 @@ pub async fn send(
 ) -> ApiResult<(StatusCode, Json<Session>)> {
     check_text(&body.message, "message")?;
     let mut tx = state.store.begin().await?;
-    let (_, row) = path.load(tx.h(), &caller, Need::Read).await?;
+    let (_, row) = path.load(tx.h(), &caller, Need::Write).await?;
     if row.launcher_id != caller.user_id {
         return Err(ApiError::forbidden(
             ErrorCode::NotLauncher,
@@ -399,7 +404,7 @@ pub async fn stop(
     Path(path): Path<AgentPath>,
 ) -> ApiResult<Json<Session>> {
     let mut tx = state.store.begin().await?;
-    let (access, row) = path.load(tx.h(), &caller, Need::Read).await?;
+    let (access, row) = path.load(tx.h(), &caller, Need::Write).await?;
     let owner = access.role == svc_protocol::monorepo::Role::Owner && caller.scope.is_none();
     if row.launcher_id != caller.user_id && !owner {
         return Err(ApiError::forbidden(
@@ -673,7 +678,7 @@ async fn issue_prompt(
         text.push('\n');
     }
     if let Some(p) = prompt.filter(|p| !p.trim().is_empty()) {
-        text.push_str("\n");
+        text.push('\n');
         text.push_str(p);
         text.push('\n');
     }

@@ -60,7 +60,19 @@ use crate::state::AppState;
             owners connect and disconnect. States map onto the vocabulary of `CiState`; \
             `service_state` keeps Buildkite's word."),
         (name = "agents", description = "Coding agents the server runs as their user: the \
-            runners and models of the server's `[agents.runners]` and `[[agents.models]]`."),
+            runners and models of the server's `[agents.runners]` and `[[agents.models]]`. \
+            Each run gets a fresh `cloud-<session>` sandbox credential, revoked when the run \
+            ends; it acts only inside its monorepo, and a review session's only reads and \
+            posts reviews (comments, change requests) on its branch. A session's state \
+            changes are `agent.updated` events (collection `agents`), except a chat's, which \
+            stays its person's alone. Limits (server settings, defaults): `max_running` 8 \
+            runs going on a server and `max_running_per_person` 3 (429 `too_many_sessions`), \
+            `max_messages` 5,000 messages a transcript, `max_output_bytes` 32 MiB of output \
+            a run, `max_run_seconds` 3,600 a run (over any of the last three the run is \
+            killed and the session `failed`); prompts and messages at most 64 KiB. A server \
+            that stops fails its running sessions (`the server stopped while it ran`); a \
+            server that dies leaves a lapsed lease (60 s) and another fails them; a message \
+            carries a failed or stopped session on, told the transcript so far."),
     ),
     modifiers(&SecuritySchemes),
     security(("bearer" = []), ("session" = []))

@@ -380,6 +380,7 @@ say "approve $(api "$b/reviews" '{"state":"approve","body":""}')"
 say "merge $(api "$b/merge" '{}')"
 say "comment $(api "/issues/1/comments" '{"body":"hi"}')"
 say "elsewhere $(api "/repos/$SVC_REPO/branches/other/reviews" '{"state":"comment","body":"no"}')"
+say "chat $(api "/chats" '{"message":"Push for me"}')"
 say "review $(api "$b/reviews" '{"state":"request_changes","body":"Add tests."}')"
 "#;
 
@@ -433,6 +434,7 @@ async fn a_review_sessions_push_approve_and_merge_are_refused_by_the_server() {
             "merge 403",
             "comment 403",
             "elsewhere 403",
+            "chat 403",
             "review 201"
         ],
         "{t}"
@@ -591,4 +593,118 @@ async fn a_server_restart_fails_the_sessions_that_were_running() {
         .send()
         .await
         .unwrap();
+}
+
+/// A runner that does nothing but say so.
+const QUIET: &str = r#"#!/bin/sh
+cat >/dev/null
+echo '{"role":"assistant","parts":[{"type":"text","text":"On it."}]}'
+"#;
+
+#[tokio::test]
+async fn an_issue_is_addressed_on_a_branch_named_from_it_and_linked_to_it() {
+    let (c, _dir) = with_main("", QUIET, "svc-jsonl").await;
+    let (app, ann) = (&c.app, &c.token);
+    let post = |path: String, body: Value| app.as_user(Method::POST, &path, ann).json(&body).send();
+    let r = post(
+        format!("{M}/issues"),
+        json!({"title": "Fix the login page!", "body": "It breaks on Safari.", "project": "app"}),
+    )
+    .await
+    .unwrap();
+    let issue: Value = expect_json(r, StatusCode::CREATED).await;
+    let n = issue["number"].as_i64().unwrap();
+    let r = post(
+        format!("{M}/issues/{n}/comments"),
+        json!({"body": "Also on iOS."}),
+    )
+    .await
+    .unwrap();
+    assert!(r.status().is_success());
+
+    let r = post(
+        format!("{M}/issues/{n}/agent"),
+        json!({"prompt": "Keep it small."}),
+    )
+    .await
+    .unwrap();
+    let s: Value = expect_json(r, StatusCode::CREATED).await;
+    let branch = format!("issue-{n}-fix-the-login-page");
+    assert_eq!(s["branch"], branch.as_str());
+    assert_eq!(s["issue"], n);
+    let told = s["prompt"].as_str().unwrap();
+    for said in [
+        "Fix the login page!",
+        "It breaks on Safari.",
+        "Also on iOS.",
+        "Keep it small.",
+    ] {
+        assert!(told.contains(said), "{told}");
+    }
+    let b = app
+        .get_json(ann, &format!("{M}/repos/app/branches/{branch}"))
+        .await;
+    assert_eq!(b["title"], "Fix the login page!", "{b}");
+    let issue = app.get_json(ann, &format!("{M}/issues/{n}")).await;
+    assert_eq!(
+        issue["links"],
+        json!([{"repo": "app", "branch": branch}]),
+        "{issue}"
+    );
+
+    let r = app
+        .as_user(Method::PATCH, &format!("{M}/issues/{n}"), ann)
+        .json(&json!({"state": "closed"}))
+        .send()
+        .await
+        .unwrap();
+    assert!(r.status().is_success());
+    let r = post(format!("{M}/issues/{n}/agent"), json!({}))
+        .await
+        .unwrap();
+    expect_error(r, StatusCode::CONFLICT, "issue_closed").await;
+}
+
+/// As a chat, asks `svc mcp` (svc's tools, on the runner's PATH) to start a branch; as
+/// the task that starts, says so.
+const ASSISTANT: &str = r#"#!/bin/sh
+cat >/dev/null
+say() { echo "{\"role\":\"assistant\",\"parts\":[{\"type\":\"text\",\"text\":\"$1\"}]}"; }
+if [ "$SVC_AGENT_KIND" != chat ]; then say "task on $SVC_BRANCH"; exit 0; fi
+{
+  echo '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}'
+  echo '{"jsonrpc":"2.0","method":"notifications/initialized"}'
+  echo '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"start_branch","arguments":{"repo":"app","suffix":"readme","prompt":"Add a README"}}}'
+  sleep 3
+} | svc mcp > "$HOME/mcp.out" 2>&1
+if grep -q 'assistant/readme' "$HOME/mcp.out"; then say "started assistant/readme"; else say "mcp: $(tr -d '\"\\\\' < "$HOME/mcp.out" | tr '\n' ' ')"; fi
+"#;
+
+#[tokio::test]
+async fn a_chat_starts_its_own_branch_through_svc_mcp() {
+    let svc = svc_tests::workspace_bin("svc");
+    let extra = format!("svc = \"{}\"", svc.display());
+    let (c, _dir) = with_main(&extra, ASSISTANT, "svc-jsonl").await;
+    let (app, ann) = (&c.app, &c.token);
+    let r = app
+        .as_user(Method::POST, &format!("{M}/chats"), ann)
+        .json(&json!({"message": "Please add a README"}))
+        .send()
+        .await
+        .unwrap();
+    let chat: Value = expect_json(r, StatusCode::CREATED).await;
+    let id = chat["id"].as_str().unwrap();
+    assert_eq!(settled(app, ann, id).await["state"], "idle");
+    let t = app
+        .get_json(ann, &format!("{M}/agents/{id}/transcript"))
+        .await;
+    assert_eq!(
+        t["items"][1]["parts"][0]["text"], "started assistant/readme",
+        "{t}"
+    );
+    let tasks = app.get_json(ann, &format!("{M}/agents")).await;
+    let task = &tasks["items"][0];
+    assert_eq!(task["branch"], "assistant/readme", "{tasks}");
+    assert_eq!(task["launcher"], "ann");
+    assert_eq!(task["prompt"], "Add a README");
 }
