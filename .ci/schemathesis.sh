@@ -150,6 +150,12 @@ checks.positive_data_acceptance.expected-statuses = ["2XX", "400", "401", "403",
 [[operations]]
 include-path-regex = "/(releases|release-notes|tags|deployments|summary)(/|$)"
 checks.positive_data_acceptance.expected-statuses = ["2XX", "400", "401", "403", "404", "409", "411", "412", "413", "416", "422", "503"]
+# Agent sessions need the server's runners (422 agents_not_configured here), a branch
+# (400 branch_required) and prompts within their limits (400); sessions named by id must
+# exist (404); runs going are limited (429).
+[[operations]]
+include-path-regex = "/(agents|agent-models|chats|review-agent)(/|$)"
+checks.positive_data_acceptance.expected-statuses = ["2XX", "400", "401", "403", "404", "409", "422", "429"]
 EOF
 
 # The last pass expects its credential to stop working.

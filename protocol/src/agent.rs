@@ -80,6 +80,7 @@ impl SessionState {
 /// Who speaks in a transcript message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(as = MessageRole))]
 #[serde(rename_all = "snake_case")]
 pub enum Role {
     User,
@@ -186,6 +187,7 @@ pub struct Session {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct NewSession {
+    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 65536))]
     pub prompt: String,
     /// The branch to work on: made off main when new, used as is when it exists.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -217,6 +219,7 @@ pub struct Transcript {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct FollowUp {
+    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 65536))]
     pub message: String,
 }
 
@@ -225,6 +228,7 @@ pub struct FollowUp {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct NewChat {
+    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 65536))]
     pub message: String,
     /// The repo it is about; may be left out.
     #[serde(default, skip_serializing_if = "Option::is_none")]
