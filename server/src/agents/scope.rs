@@ -1,6 +1,7 @@
 //! What an agent session's credential is confined to. The server holds the line, not the
 //! runner: a session's `cloud-` credential acts only inside its own monorepo, and a review
-//! session's only reads and posts reviews on its one branch, whatever the runner tries.
+//! session's only reads and posts reviews on its one branch, whatever the runner tries;
+//! none does what only owners do.
 //!
 //! Stored in the credential's `scope` column as words: `monorepo <monorepo id>` or
 //! `review <monorepo id> <repo id> <branch>` (ids and branch names hold no spaces).
@@ -60,11 +61,16 @@ impl Scope {
         self.monorepo_id() == monorepo_id
     }
 
-    /// Refuses what a review session may not do in its monorepo: anything beyond reading
-    /// and posting a review.
+    /// Refuses what a session may not do in its monorepo: what only owners do (members,
+    /// hooks, settings, deleting it), for any session; for a review session, anything
+    /// beyond reading and posting a review.
     pub fn allows(&self, need: Need) -> ApiResult<()> {
         match (self, need) {
             (Scope::Review { .. }, Need::Write | Need::Own) => Err(refused()),
+            (Scope::Monorepo { .. }, Need::Own) => Err(ApiError::forbidden(
+                ErrorCode::Forbidden,
+                "an agent session's credential may not do what only owners do",
+            )),
             _ => Ok(()),
         }
     }
@@ -109,7 +115,9 @@ mod tests {
         let task = Scope::Monorepo {
             monorepo_id: "m_1".into(),
         };
-        assert_eq!(Scope::parse(&task.render()), Some(task));
+        assert_eq!(Scope::parse(&task.render()), Some(task.clone()));
+        assert!(task.allows(Need::Write).is_ok());
+        assert!(task.allows(Need::Own).is_err());
         assert_eq!(Scope::parse("review m_1 r_2"), None);
         assert!(review.allows(Need::Write).is_err());
         assert!(review.allows(Need::Review).is_ok());
