@@ -62,8 +62,9 @@ use crate::state::AppState;
         (name = "agents", description = "Coding agents the server runs as their user: the \
             runners and models of the server's `[agents.runners]` and `[[agents.models]]`. \
             Each run gets a fresh `cloud-<session>` sandbox credential, revoked when the run \
-            ends; it acts only inside its monorepo, and a review session's only reads and \
-            posts reviews (comments, change requests) on its branch. A session's state \
+            ends; it acts only inside its monorepo and never does what only owners do, and a \
+            review session's only reads and posts reviews (comments, change requests) on \
+            its branch. A session's state \
             changes are `agent.updated` events (collection `agents`), except a chat's, which \
             stays its person's alone. Limits (server settings, defaults): `max_running` 8 \
             runs going on a server and `max_running_per_person` 3 (429 `too_many_sessions`), \

@@ -58,12 +58,24 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
     Ok(())
 }
 
-/// The whole transcript, oldest first.
+/// Messages a transcript page holds at most.
+const PAGE: usize = 1000;
+
+/// The whole transcript, oldest first, read a page at a time.
 pub fn transcript(target: &MonorepoTarget, id: &str) -> Result<Transcript> {
-    target.session.get(&format!(
-        "{}/transcript?from=0",
-        super::session_path(target, id)
-    ))
+    let path = super::session_path(target, id);
+    let mut items = Vec::new();
+    loop {
+        let page: Transcript = target.session.get(&format!(
+            "{path}/transcript?from={}&limit={PAGE}",
+            items.len()
+        ))?;
+        let full = page.items.len() == PAGE;
+        items.extend(page.items);
+        if !full {
+            return Ok(Transcript { items });
+        }
+    }
 }
 
 /// Prints transcript messages: as JSON lines, or for people, each turn under one header.
