@@ -123,7 +123,7 @@ pub async fn address_issue(
         if issue.state != "open" {
             return Err(ApiError::conflict(
                 ErrorCode::IssueClosed,
-                format!("issue #{} is closed; reopen it first", issue.number),
+                format!("issue #{} is closed", issue.number),
             ));
         }
         let name = body.repo.as_deref().or(issue.project.as_deref());

@@ -20,6 +20,7 @@ mod browser;
 mod ci;
 mod ci_builds;
 mod cli;
+mod cli_agents;
 mod cli_artifacts;
 mod cli_branches;
 mod cli_ci;

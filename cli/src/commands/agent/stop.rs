@@ -21,10 +21,22 @@ pub struct Args {
 
 pub fn run(global: &Global, args: &Args) -> Result<()> {
     let target = target::monorepo(global, &args.monorepo)?;
-    let path = format!("{}/stop", super::session_path(&target, &args.id));
-    let session: Session = target
+    let path = super::session_path(&target, &args.id);
+    // Read first: the stop answers a session that had ended as it is, stopped or not.
+    let before: Session = target.session.get(&path)?;
+    if !before.state.is_live() {
+        return print(global, &before, || {
+            format!(
+                "{} had already ended: it is {}",
+                before.id,
+                before.state.as_str()
+            )
+        });
+    }
+    let stop = target
         .session
-        .call(target.session.request(Method::POST, &path)?)?;
+        .request(Method::POST, &format!("{path}/stop"))?;
+    let session: Session = target.session.call(stop)?;
     print(global, &session, || match session.state {
         SessionState::Stopped => format!("Stopped {}", super::headline(&session)),
         s if s.is_live() => format!("Stopping {}", super::headline(&session)),
