@@ -46,14 +46,14 @@ const CONTRIBUTED_MS: i64 = 2 * 24 * 60 * 60 * 1000;
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 pub struct ActivityQuery {
     /// A page's `next`: lines older than its last.
-    cursor: Option<String>,
+    pub(crate) cursor: Option<String>,
     /// Only these monorepos: labels `a/b,c/d` (old labels resolve).
     #[serde(rename = "in")]
     #[param(rename = "in")]
-    only: Option<String>,
+    pub(crate) only: Option<String>,
     /// Lines per page, 1 to 200 (default 50).
     #[param(minimum = 1, maximum = 200)]
-    limit: Option<i64>,
+    pub(crate) limit: Option<i64>,
 }
 
 /// The upgrade when the request asks for one.
@@ -93,7 +93,7 @@ pub async fn list(
     Ok(Json(page(&state, &caller, q).await?).into_response())
 }
 
-async fn page(state: &AppState, caller: &Caller, q: ActivityQuery) -> ApiResult<ActivityPage> {
+pub(crate) async fn page(state: &AppState, caller: &Caller, q: ActivityQuery) -> ApiResult<ActivityPage> {
     let limit = page_limit(q.limit, DEFAULT_LIMIT, MAX_LIMIT)?;
     let cursor = match q.cursor.as_deref() {
         None | Some("") => None,

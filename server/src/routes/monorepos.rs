@@ -118,16 +118,16 @@ fn exists(row: &MonorepoRow) -> ApiError {
     )
 }
 
-#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
 pub struct ListQuery {
     /// Only this owner's monorepos.
-    owner: Option<String>,
+    pub(crate) owner: Option<String>,
     /// Only monorepos of this name, under any owner.
-    name: Option<String>,
+    pub(crate) name: Option<String>,
     /// `1`: the web home view, most recently active first, each with its summary line.
     #[serde(default, deserialize_with = "crate::extract::flag")]
     #[param(value_type = Option<String>, pattern = "^(0|1|true|false)?$")]
-    summary: bool,
+    pub(crate) summary: bool,
 }
 
 /// The caller's monorepos: their own namespace first, then by owner and name. With

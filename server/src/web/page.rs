@@ -1,0 +1,118 @@
+//! What every page shares: who is signed in (the session cookie, else to the sign-in
+//! page), rendering with the layout and the pages' Content-Security-Policy, and the one
+//! 404 page, the same for what is missing and what the person may not see.
+
+use askama::Template;
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{Html, IntoResponse, Redirect, Response};
+
+use crate::auth::{self, Caller};
+use crate::error::ApiError;
+use crate::state::AppState;
+
+/// Scripts and styles only from this server, no inline ones; frames only of this server
+/// (the artifact viewer's sandboxed document); sockets and fetches to this server.
+const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; \
+    connect-src 'self'; form-action 'self'; frame-src 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+/// The person a page is for, from the session cookie.
+pub struct Viewer(pub Caller);
+
+impl FromRequestParts<AppState> for Viewer {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Viewer, Response> {
+        let session = match auth::cookie(&parts.headers, auth::SESSION_COOKIE) {
+            Some(token) => auth::authenticate(state, token).await.ok().flatten(),
+            None => None,
+        };
+        match session {
+            Some(caller) if caller.kind == svc_protocol::user::CredentialKind::Browser => {
+                Ok(Viewer(Caller {
+                    via_cookie: true,
+                    ..caller
+                }))
+            }
+            _ => {
+                let here = parts
+                    .uri
+                    .path_and_query()
+                    .map_or("/", |p| p.as_str())
+                    .to_owned();
+                let back = url::form_urlencoded::byte_serialize(here.as_bytes()).collect::<String>();
+                Err(Redirect::to(&format!("/v1/login/browser?return_to={back}")).into_response())
+            }
+        }
+    }
+}
+
+/// The layout's own fields, which every page template carries as `layout`.
+pub struct Layout {
+    pub title: String,
+    /// The signed-in person's login.
+    pub login: String,
+    /// The monorepo the page is in, as `owner/name`, for the live socket.
+    pub monorepo: Option<String>,
+    pub css: &'static str,
+    pub js: &'static str,
+}
+
+impl Layout {
+    pub fn new(title: impl Into<String>, viewer: &Viewer) -> Layout {
+        Layout {
+            title: title.into(),
+            login: viewer.0.login.clone(),
+            monorepo: None,
+            css: super::assets::css(),
+            js: super::assets::js(),
+        }
+    }
+}
+
+/// A rendered page with the pages' headers.
+pub fn render(status: StatusCode, page: &impl Template) -> Response {
+    match page.render() {
+        Ok(html) => with_headers(status, html),
+        Err(e) => ApiError::internal(e).into_response(),
+    }
+}
+
+pub fn ok(page: &impl Template) -> Response {
+    render(StatusCode::OK, page)
+}
+
+fn with_headers(status: StatusCode, html: String) -> Response {
+    let mut response = (status, Html(html)).into_response();
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CSP));
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    headers.insert("x-content-type-options", HeaderValue::from_static("nosniff"));
+    headers.insert("referrer-policy", HeaderValue::from_static("same-origin"));
+    response
+}
+
+#[derive(Template)]
+#[template(path = "not_found.html")]
+struct NotFound {
+    layout: Layout,
+}
+
+/// The 404 page: the same whether the thing is missing or hidden from the person.
+pub fn not_found(viewer: &Viewer) -> Response {
+    let page = NotFound {
+        layout: Layout::new("Not found", viewer),
+    };
+    render(StatusCode::NOT_FOUND, &page)
+}
+
+/// A page's answer for an API error on the way: 404 (and 403, which would tell that
+/// the thing exists) as the 404 page, the rest as the API's error.
+pub fn failed(viewer: &Viewer, e: ApiError) -> Response {
+    if e.status == StatusCode::NOT_FOUND || e.status == StatusCode::FORBIDDEN {
+        not_found(viewer)
+    } else {
+        e.into_response()
+    }
+}
