@@ -50,8 +50,8 @@ mod svc_bench;
 use clap::{Parser, Subcommand};
 
 use svc_bench::{
-    agents, artifacts, auth, branch_diff, branches, ci_webhooks, daemon, diff_engine, door, events, hooks,
-    issues, last_commits, org_access, releases,
+    agents, artifacts, auth, branch_diff, branches, ci_webhooks, daemon, diff_engine, door, events,
+    hooks, issues, last_commits, org_access, releases,
 };
 
 #[derive(Parser)]
