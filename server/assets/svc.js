@@ -137,8 +137,41 @@
       }
       relativeTimes();
     };
+    // A large monorepo's lines come from its own socket (topic feed): at most 5 such
+    // sockets; the home refreshes its activity every 60 s for the others.
+    const feeds = new Map();
+    let polled = null;
+    const large = (label) => {
+      if (feeds.has(label)) return;
+      if (feeds.size >= 5) {
+        polled = polled || setInterval(() => refresh(['activity']), 60000);
+        return;
+      }
+      let since;
+      let wait = 1000;
+      const open = () => {
+        const q = since === undefined ? '' : '&feed_since=' + since;
+        const ws = new WebSocket(wsUrl('/v1/monorepos/' + label + '/events?topics=feed' + q));
+        feeds.set(label, ws);
+        ws.onmessage = (m) => {
+          if (m.data === 'pong') return;
+          const f = JSON.parse(m.data);
+          if (f.type === 'feed') { since = f.n; wait = 1000; place(f.event); }
+          else if (f.type === 'caught_up' && typeof f.feed_n === 'number') since = f.feed_n;
+          else if (f.type === 'feed_resync') { since = f.feed_n; refresh(['activity']); }
+        };
+        ws.onclose = (e) => {
+          if (e.code === 4403 || e.code === 4404) { feeds.delete(label); return; }
+          setTimeout(open, wait);
+          wait = Math.min(wait * 2, 30000);
+        };
+      };
+      open();
+    };
+    let caught = false;
     const connect = () => {
       const ws = new WebSocket(wsUrl('/v1/events'));
+      caught = false;
       ws.onopen = () => {
         delay = 1000;
         ws.send(JSON.stringify(landed === undefined ? { type: 'hello' } : { type: 'hello', since: landed }));
@@ -151,9 +184,13 @@
           sessionStorage.setItem('svc.landed', String(landed));
         }
         if (f.type === 'event') place(f.event);
+        else if (f.type === 'caught_up') caught = true;
         else if (f.type === 'needs') refresh(['needs', 'monorepos']);
         else if (f.type === 'summary') refresh(['monorepos']);
-        else if (f.type === 'joined' || f.type === 'left' || f.type === 'resync') refresh(['activity', 'needs', 'monorepos']);
+        else if (f.type === 'joined') {
+          if (f.large) large(f.monorepo);
+          if (caught) refresh(['activity', 'needs', 'monorepos']);
+        } else if (f.type === 'left' || f.type === 'resync') refresh(['activity', 'needs', 'monorepos']);
       };
       ws.onclose = (e) => {
         if (e.code === 4403) return;
@@ -169,7 +206,7 @@
     const on = e.repo ? (e.branch ? e.repo + ':' + e.branch : e.repo) : '';
     switch (e.kind) {
       case 'push': return who + ' pushed ' + (e.commits === 1 ? '1 commit' : e.commits != null ? e.commits + ' commits' : '') + ' to ' + on;
-      case 'branch.opened': return who + ' opened ' + on;
+      case 'branch.opened': return who + ' opened ' + on + (e.commits > 0 ? ' with ' + e.commits + (e.commits === 1 ? ' commit' : ' commits') : '');
       case 'branch.deleted': return who + ' deleted ' + on;
       case 'merged': return who + ' merged ' + on;
       case 'review': return e.state === 'approve' ? who + ' approved ' + on
@@ -215,4 +252,513 @@
     if ($('[data-live="person"]')) personSocket();
     monorepoSocket();
   });
+})();
+
+// Code browsing: a folder whose last commits are still being found asks again (a few
+// times); a #L<n> link to a line outside the lines a file's page shows opens their page.
+(() => {
+  let tries = 0;
+  const again = () => {
+    const tree = document.querySelector('#tree[data-retry-ms]');
+    if (!tree || !window.svcRefresh || tries >= 10) return;
+    tries += 1;
+    const ms = Math.min(Math.max(Number(tree.dataset.retryMs) || 1000, 250), 10000);
+    setTimeout(() => { window.svcRefresh(['tree']).then(again, () => {}); }, ms);
+  };
+  again();
+  const blob = document.getElementById('blob');
+  const line = /^#L(\d+)$/.exec(location.hash);
+  if (blob && line && !document.getElementById('L' + line[1])) {
+    const n = Number(line[1]);
+    if (n >= 1 && n <= Number(blob.dataset.lines)) {
+      const url = new URL(location.href);
+      url.searchParams.set('from', String(n));
+      location.replace(url.toString());
+    }
+  }
+})();
+
+// Issues and the artifact viewer. The new-issue form goes on to the new issue. An issue
+// page refreshes on its own issue's events, toggles reactions and clears the comment form
+// once sent. The artifact page starts threads (on a quote, taken from a selection in the
+// framed document when the frame can be read) and refreshes its threads on their events,
+// keeping replies being written.
+(() => {
+  const made = document.getElementById('new-issue');
+  const issue = document.getElementById('issue');
+  const art = document.getElementById('artifact');
+  if (!made && !issue && !art) return;
+
+  const wsUrl = (path) => (location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + path;
+  const say = (form, text, bad) => {
+    let out = form.querySelector('.form-message');
+    if (!out) {
+      out = document.createElement('p');
+      out.className = 'form-message';
+      out.setAttribute('role', 'status');
+      form.append(out);
+    }
+    out.textContent = text;
+    out.classList.toggle('error-text', !!bad);
+  };
+  // Calls `on` with each event of the monorepo's socket once caught up, and with null
+  // when events may have been missed (a reconnect, a resync).
+  const listen = (on) => {
+    const label = document.body.dataset.monorepo;
+    if (!label || !window.WebSocket) return;
+    let delay = 1000;
+    let before = false;
+    const connect = () => {
+      const ws = new WebSocket(wsUrl('/v1/monorepos/' + label + '/events'));
+      let caught = false;
+      ws.onmessage = (m) => {
+        if (m.data === 'pong') return;
+        let f;
+        try { f = JSON.parse(m.data); } catch (_) { return; }
+        if (f.type === 'caught_up') {
+          if (!caught && before) on(null);
+          caught = true; before = true; delay = 1000;
+        } else if (f.type === 'resync' && caught) on(null);
+        else if (f.type === 'event' && caught) on(f);
+      };
+      ws.onclose = (e) => {
+        if (e.code === 4403 || e.code === 4404) return;
+        setTimeout(connect, delay);
+        delay = Math.min(delay * 2, 30000);
+      };
+    };
+    connect();
+  };
+  // One refresh for a burst of events; `around` may keep state across the swap.
+  const refresher = (ids, around) => {
+    let timer = null;
+    return () => {
+      clearTimeout(timer);
+      timer = setTimeout(async () => {
+        const kept = around ? around.keep() : null;
+        try { await window.svcRefresh(ids); } finally { if (around) around.restore(kept); }
+      }, 120);
+    };
+  };
+
+  if (made) {
+    made.addEventListener('svc:done', (e) => {
+      if (e.detail && e.detail.number) location.href = made.dataset.base + '/-/issues/' + e.detail.number;
+    });
+  }
+
+  if (issue) {
+    const refresh = refresher(['issue-head', 'issue-body', 'issue-reactions', 'timeline-nav', 'timeline',
+      'timeline-more', 'issue-actions']);
+    issue.addEventListener('svc:done', (e) => {
+      if (e.target.id === 'comment-form') e.target.reset();
+      refresh();
+    });
+    issue.addEventListener('click', async (e) => {
+      const b = e.target.closest('button');
+      if (!b) return;
+      let path;
+      let method = 'PUT';
+      if (b.matches('.reaction[data-react]')) {
+        path = b.dataset.react + '/' + encodeURIComponent(b.dataset.content);
+        if (b.getAttribute('aria-pressed') === 'true') method = 'DELETE';
+      } else if (b.matches('.react-add')) {
+        const pick = b.previousElementSibling;
+        if (!pick || !pick.dataset.react) return;
+        path = pick.dataset.react + '/' + encodeURIComponent(pick.value);
+      } else return;
+      const group = b.closest('.reactions');
+      b.disabled = true;
+      try {
+        await window.svcApi(method, path);
+        refresh();
+      } catch (err) {
+        if (group) say(group, err.message, true);
+      } finally { b.disabled = false; }
+    });
+    listen((f) => {
+      if (!f || (f.collection === 'issues' && String(f.key) === issue.dataset.liveIssue)) refresh();
+    });
+  }
+
+  if (art) {
+    const form = document.getElementById('thread-form');
+    const quote = document.getElementById('quote');
+    const frame = document.getElementById('document');
+    const pick = document.getElementById('comment-selection');
+    // Replies being written and open reply boxes, by thread, across a refresh.
+    const around = {
+      keep: () => {
+        const kept = {};
+        document.querySelectorAll('#thread-list .thread').forEach((li) => {
+          const t = li.querySelector('.reply-form textarea');
+          const d = li.querySelector('details.reply-box');
+          if ((t && t.value) || (d && d.open)) {
+            kept[li.dataset.thread] = { text: t ? t.value : '', open: !!(d && d.open), focused: t === document.activeElement };
+          }
+        });
+        return kept;
+      },
+      restore: (kept) => {
+        for (const [id, k] of Object.entries(kept || {})) {
+          const li = document.getElementById('thread-' + id);
+          if (!li) continue;
+          const t = li.querySelector('.reply-form textarea');
+          const d = li.querySelector('details.reply-box');
+          if (d && k.open) d.open = true;
+          if (t) { t.value = k.text; if (k.focused) t.focus(); }
+        }
+      },
+    };
+    const refresh = refresher(['thread-list', 'thread-count', 'threads-more', 'artifact-versions'], around);
+    art.addEventListener('svc:done', (e) => {
+      const f = e.target;
+      if (f.classList.contains('reply-form')) {
+        f.reset();
+        const d = f.closest('details');
+        if (d) d.open = false;
+      }
+      refresh();
+    });
+    if (form) {
+      form.addEventListener('submit', async (e) => {
+        e.preventDefault();
+        const body = { body: form.elements.body.value, version: Number(form.dataset.version) };
+        const q = quote ? quote.value.trim() : '';
+        if (q) body.quote = q;
+        const button = form.querySelector('button[type=submit]');
+        button.disabled = true;
+        try {
+          await window.svcApi('POST', form.dataset.path, body);
+          form.elements.body.value = '';
+          if (quote) quote.value = '';
+          say(form, 'Thread started.');
+          refresh();
+        } catch (err) {
+          say(form, err.message, true);
+        } finally { button.disabled = false; }
+      });
+    }
+    // The framed document is same-origin without scripts: this page may read it.
+    const readable = () => {
+      try {
+        return frame && frame.tagName === 'IFRAME' && frame.contentDocument && frame.contentDocument.body
+          ? frame.contentDocument : null;
+      } catch (_) { return null; }
+    };
+    const offer = () => {
+      const doc = readable();
+      if (!doc) return;
+      if (pick) pick.hidden = false;
+      const h = doc.documentElement.scrollHeight;
+      if (h > 0) frame.style.height = Math.min(Math.max(h + 24, 320), 4000) + 'px';
+    };
+    if (frame) frame.addEventListener('load', offer);
+    offer();
+    if (pick && form) {
+      pick.addEventListener('click', () => {
+        const doc = readable();
+        const sel = doc && doc.getSelection ? doc.getSelection() : null;
+        const text = sel ? String(sel).trim() : '';
+        if (text) {
+          quote.value = text;
+          form.elements.body.focus();
+        } else {
+          say(form, 'Select a passage in the document first, or paste it into the quote field.', true);
+          quote.focus();
+        }
+      });
+    }
+    listen((f) => {
+      if (!f) refresh();
+      else if (f.collection === 'artifact_comments' && f.row && f.row.artifact === art.dataset.artifactId) refresh();
+      else if (f.collection === 'artifacts' && f.key === art.dataset.artifactKey) refresh();
+    });
+  }
+})();
+
+// The branch page: streams the rest of a long diff (patches=1&stream=1, one JSON line a
+// file) into the sections the server left out, and refreshes the page's sections when the
+// branch's own events arrive (a push, new facts, a merge, a status on its head, a review,
+// an artifact); the diff only when its ends moved.
+(() => {
+  const page = document.getElementById('branch-page');
+  if (!page) return;
+  const repo = page.dataset.repo;
+  const branch = page.dataset.branch;
+  const label = document.body.dataset.monorepo;
+  // Rows the stream draws in all, and in one file, before it waits for a click.
+  const ROWS_MAX = 20000;
+  const FILE_ROWS_MAX = 2000;
+  let drawn = 0;
+  let controller = null;
+
+  const el = (tag, cls, text) => {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  };
+  const head = () => (document.getElementById('branch-head') || page).dataset.head;
+
+  // The rows of a unified patch, numbered from each hunk's header.
+  const rowsOf = (patch) => {
+    const out = [];
+    let o = 0;
+    let n = 0;
+    for (let line of patch.split('\n')) {
+      if (line.endsWith('\r')) line = line.slice(0, -1);
+      if (line === '') continue;
+      if (line.startsWith('@@')) {
+        const m = /^@@ -(\d+)(?:,\d+)? \+(\d+)/.exec(line);
+        if (m) { o = Number(m[1]); n = Number(m[2]); }
+        out.push({ kind: 'hunk', text: line });
+      } else if (line[0] === '+') out.push({ kind: 'add', new: n++, text: line });
+      else if (line[0] === '-') out.push({ kind: 'del', old: o++, text: line });
+      else if (line[0] === '\\') out.push({ kind: 'note', text: line });
+      else out.push({ kind: 'ctx', old: o++, new: n++, text: line });
+    }
+    return out;
+  };
+
+  const table = (path, rows) => {
+    const wrap = el('div', 'code diff');
+    const t = el('table');
+    const thead = el('thead', 'visually-hidden');
+    const tr = el('tr');
+    for (const h of ['Old line', 'New line', 'Line']) {
+      const th = el('th', null, h);
+      th.scope = 'col';
+      tr.append(th);
+    }
+    thead.append(tr);
+    const body = el('tbody');
+    for (const r of rows) {
+      const row = el('tr', r.kind);
+      if (r.kind === 'hunk') {
+        const td = el('td', null, r.text);
+        td.colSpan = 3;
+        row.append(td);
+      } else {
+        row.append(el('td', 'n', r.old === undefined ? '' : String(r.old)),
+          el('td', 'n', r.new === undefined ? '' : String(r.new)), el('td', null, r.text));
+      }
+      body.append(row);
+    }
+    t.append(el('caption', 'visually-hidden', 'Changes in ' + path), thead, body);
+    wrap.append(t);
+    return wrap;
+  };
+
+  const noteOf = (f) => {
+    if (f.binary) return 'Binary file: not shown.';
+    if (f.patch_omitted === 'too_large') return 'Too large to diff (over 8 MiB on a side).';
+    if (f.patch_omitted === 'budget') return 'Past the diff\'s limits: not shown.';
+    if (f.patch) return null;
+    if (f.status === 'renamed') return 'Moved without changes.';
+    if (f.old_mode && f.new_mode && f.old_mode !== f.new_mode) return 'Mode changed from ' + f.old_mode + ' to ' + f.new_mode + '.';
+    return 'No changes in the text (an empty file).';
+  };
+
+  const section = (f, id, blob) => {
+    const s = el('section', 'diff-file');
+    s.id = id;
+    s.dataset.path = f.path;
+    s.setAttribute('aria-labelledby', id + '-h');
+    const h = el('h3', 'diff-path');
+    h.id = id + '-h';
+    h.append(el('span', 'badge', f.status), ' ' + (f.old_path ? f.old_path + ' → ' : '') + f.path);
+    if (f.additions != null) h.append(' ', el('span', 'n-add', '+' + f.additions));
+    if (f.deletions != null) h.append(' ', el('span', 'n-del', '−' + f.deletions));
+    if (f.status !== 'deleted' && blob) {
+      const a = el('a', 'view', 'view');
+      a.href = blob + f.path.split('/').map(encodeURIComponent).join('/');
+      h.append(' ', a);
+    }
+    s.append(h);
+    const note = noteOf(f);
+    if (note) { s.append(el('p', 'meta diff-note', note)); return s; }
+    const rows = rowsOf(f.patch);
+    if (rows.length > FILE_ROWS_MAX || drawn + rows.length > ROWS_MAX) {
+      const b = el('button', 'diff-load', 'Show the diff (' + rows.length + ' lines)');
+      b.type = 'button';
+      b.addEventListener('click', () => { b.replaceWith(table(f.path, rows)); });
+      s.append(b);
+    } else {
+      drawn += rows.length;
+      s.append(table(f.path, rows));
+    }
+    return s;
+  };
+
+  // Streams the diff into the sections the page lacks or holds in part.
+  async function stream() {
+    const box = document.getElementById('diff');
+    if (!box || box.dataset.complete !== '0' || !box.dataset.stream || !window.ReadableStream) return;
+    if (controller) controller.abort();
+    const mine = new AbortController();
+    controller = mine;
+    const body = box.querySelector('#diff-body');
+    if (!body) return;
+    let list = box.querySelector('#diff-files');
+    const rest = box.querySelector('#diff-rest');
+    const raw = box.querySelector('#diff-stats a');
+    if (rest) rest.textContent = 'Loading the rest of the diff…';
+    const known = new Map();
+    box.querySelectorAll('.diff-file').forEach((s) => known.set(s.dataset.path, s));
+    const entries = new Map();
+    if (list) list.querySelectorAll('li[data-path]').forEach((li) => entries.set(li.dataset.path, li));
+    drawn = box.querySelectorAll('.diff-file tr').length;
+    let i = 0;
+    let end = null;
+    const onFile = (f) => {
+      const at = 'f-' + i;
+      i += 1;
+      const old = known.get(f.path);
+      if (old && !old.classList.contains('pending')) return;
+      const id = old ? old.id : (document.getElementById(at) ? at + '-s' : at);
+      const s = section(f, id, box.dataset.blob);
+      if (old) old.replaceWith(s); else body.append(s);
+      known.set(f.path, s);
+      if (!list) {
+        const details = el('details', 'diff-list');
+        details.open = true;
+        details.append(el('summary', null, 'Files'));
+        list = el('ol', 'diff-files');
+        list.id = 'diff-files';
+        details.append(list);
+        body.before(details);
+      }
+      const li = entries.get(f.path);
+      const a = el('a', null, f.path);
+      a.href = '#' + id;
+      if (li) {
+        const span = li.querySelector('span:not(.meta)');
+        if (span) span.replaceWith(a);
+      } else {
+        const item = el('li');
+        item.dataset.path = f.path;
+        const words = f.status + (f.additions != null ? ' +' + f.additions : '') + (f.deletions != null ? ' −' + f.deletions : '');
+        item.append(f.old_path ? f.old_path + ' → ' : '', a, ' ', el('span', 'meta', words));
+        list.append(item);
+        entries.set(f.path, item);
+      }
+    };
+    const handle = (line) => {
+      const m = JSON.parse(line);
+      if (m.type === 'file') onFile(m);
+      else if (m.type === 'end') end = m;
+      else if (m.type === 'error') throw new Error(m.message);
+    };
+    try {
+      const r = await fetch(box.dataset.stream, { credentials: 'same-origin', signal: mine.signal });
+      if (!r.ok || !r.body) throw new Error('the diff did not load (' + r.status + ')');
+      const reader = r.body.getReader();
+      const decoder = new TextDecoder();
+      let buf = '';
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        buf += decoder.decode(value, { stream: true });
+        let at;
+        while ((at = buf.indexOf('\n')) >= 0) {
+          const line = buf.slice(0, at);
+          buf = buf.slice(at + 1);
+          if (line.trim()) handle(line);
+        }
+      }
+      if (buf.trim()) handle(buf);
+      box.dataset.complete = '1';
+      if (end) {
+        const add = box.querySelector('#diff-stats .n-add');
+        const del = box.querySelector('#diff-stats .n-del');
+        if (add) add.textContent = '+' + end.stats.additions;
+        if (del) del.textContent = '−' + end.stats.deletions;
+      }
+      if (rest) {
+        const text = end && end.truncated
+          ? 'Some files are binary, too large or past the limits and have no diff here. '
+          : 'The whole diff is shown. ';
+        rest.replaceChildren(text);
+        if (raw) rest.append(raw.cloneNode(true));
+        rest.className = 'meta';
+      }
+    } catch (err) {
+      if (mine.signal.aborted) return;
+      if (rest) {
+        rest.replaceChildren('The rest of the diff did not load: ' + err.message + '. ');
+        if (raw) rest.append(raw.cloneNode(true));
+      }
+    }
+  }
+
+  // One refresh for a burst of events: the sections from a fresh copy of the page, and
+  // the diff too when its ends (merge base and head) changed.
+  const SECTIONS = ['branch-head', 'checks', 'merge-box', 'facts', 'artifacts', 'reviews'];
+  let timer = null;
+  const refresh = () => {
+    clearTimeout(timer);
+    timer = setTimeout(async () => {
+      let fresh;
+      try {
+        const r = await fetch(location.href, { credentials: 'same-origin' });
+        if (!r.ok) return;
+        fresh = new DOMParser().parseFromString(await r.text(), 'text/html');
+      } catch (_) { return; }
+      for (const id of SECTIONS) {
+        const now = document.getElementById(id);
+        const next = fresh.getElementById(id);
+        if (now && next) now.replaceWith(document.adoptNode(next));
+      }
+      const now = document.getElementById('diff');
+      const next = fresh.getElementById('diff');
+      if (now && next && now.dataset.key !== next.dataset.key) {
+        if (controller) controller.abort();
+        now.replaceWith(document.adoptNode(next));
+        stream();
+      }
+    }, 300);
+  };
+
+  const concerns = (f) => {
+    const row = f.row || {};
+    if (f.repo !== repo) return false;
+    if (f.collection === 'branches') return f.key === repo + '/' + branch;
+    if (f.collection === 'reviews') return row.branch === branch;
+    if (f.collection === 'statuses') return row.sha === head();
+    if (f.collection === 'artifacts') return row.branch === branch;
+    return false;
+  };
+
+  const listen = () => {
+    if (!label || !window.WebSocket) return;
+    const url = (location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host +
+      '/v1/monorepos/' + label + '/events?topics=' + encodeURIComponent('repo:' + repo);
+    let delay = 1000;
+    let before = false;
+    const connect = () => {
+      const ws = new WebSocket(url);
+      let caught = false;
+      ws.onmessage = (m) => {
+        if (m.data === 'pong') return;
+        let f;
+        try { f = JSON.parse(m.data); } catch (_) { return; }
+        if (f.type === 'caught_up') {
+          // Events may have gone by while the socket was away.
+          if (before) refresh();
+          caught = true; before = true; delay = 1000;
+        } else if (f.type === 'resync' && caught) refresh();
+        else if (f.type === 'event' && caught && concerns(f)) refresh();
+      };
+      ws.onclose = (e) => {
+        if (e.code === 4403 || e.code === 4404) return;
+        setTimeout(connect, delay);
+        delay = Math.min(delay * 2, 30000);
+      };
+    };
+    connect();
+  };
+
+  stream();
+  listen();
 })();

@@ -6,6 +6,7 @@ pub mod app;
 pub mod artifacts;
 pub mod auth;
 pub mod authz;
+pub mod branches;
 pub mod cache;
 pub mod checks;
 pub mod ci;

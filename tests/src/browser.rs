@@ -169,6 +169,13 @@ impl Browser {
         }
     }
 
+    /// Saves a screenshot of the page as `<dir>/<name>.png`, for people to review.
+    pub async fn screenshot(&self, dir: &std::path::Path, name: &str) {
+        let png = self.client.screenshot().await.expect("screenshot");
+        std::fs::create_dir_all(dir).expect("screenshot folder");
+        std::fs::write(dir.join(format!("{name}.png")), png).expect("write the screenshot");
+    }
+
     /// The page's address and source, for a failure message.
     async fn describe(&self) -> String {
         let url = self

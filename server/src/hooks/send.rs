@@ -101,8 +101,9 @@ pub async fn body(state: &AppState, hook: &HookRow, d: &DeliveryRow) -> store::R
     .to_owned();
     let branch = body["branch"].as_str().map(str::to_owned);
     if let Some(branch) = branch.filter(|_| head != ZERO_SHA) {
-        let encoded = branch.replace('/', "%2F");
-        body["diff_url"] = json!(format!("{repo_url}/branches/{encoded}/diff"));
+        // The branch's web page: facts, checks, the diff, reviews and the merge button.
+        let page = crate::web::branch_page(&label, &repo.name, &branch);
+        body["diff_url"] = json!(format!("{base}{page}"));
         if d.event != "merged" && branch != repo.default_branch {
             body["base"] = json!(merge_base(state, &repo, &head).await);
         }

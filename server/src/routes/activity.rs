@@ -93,7 +93,11 @@ pub async fn list(
     Ok(Json(page(&state, &caller, q).await?).into_response())
 }
 
-pub(crate) async fn page(state: &AppState, caller: &Caller, q: ActivityQuery) -> ApiResult<ActivityPage> {
+pub(crate) async fn page(
+    state: &AppState,
+    caller: &Caller,
+    q: ActivityQuery,
+) -> ApiResult<ActivityPage> {
     let limit = page_limit(q.limit, DEFAULT_LIMIT, MAX_LIMIT)?;
     let cursor = match q.cursor.as_deref() {
         None | Some("") => None,

@@ -611,7 +611,7 @@ async fn ensure_branch(
         login: Some(caller.login.clone()),
         agent: None,
     };
-    match crate::routes::branches::open_branch(state, repo, &actor, seed, main).await {
+    match crate::branches::open(state, repo, &actor, seed, main).await {
         Err(e) if e.code == ErrorCode::BranchExists => Ok(()),
         other => other,
     }

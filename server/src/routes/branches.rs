@@ -90,16 +90,16 @@ fn view(repo: &RepoRow, b: &BranchRow, checks: Checks) -> Branch {
     }
 }
 
-#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
 pub struct ListQuery {
     /// The `next_cursor` of the previous page.
     #[param(min_length = 1)]
-    cursor: Option<String>,
+    pub(crate) cursor: Option<String>,
     /// Rows a page, at most 100 (default 30).
     #[param(minimum = 1, maximum = 100)]
-    limit: Option<i64>,
+    pub(crate) limit: Option<i64>,
     /// Comma-separated states among `open`, `merged`, `deleted` (default `open,merged`).
-    state: Option<String>,
+    pub(crate) state: Option<String>,
 }
 
 fn parse_cursor(cursor: &str) -> ApiResult<After> {
@@ -182,12 +182,12 @@ pub async fn list(
     }))
 }
 
-#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
 pub struct GetQuery {
     /// `1`: compute the facts now if they are stale.
     #[serde(default, deserialize_with = "crate::extract::flag")]
     #[param(value_type = Option<String>, pattern = "^(0|1|true|false)?$")]
-    fresh: bool,
+    pub(crate) fresh: bool,
 }
 
 /// One branch as in the list; facts are computed when stale for over 30 s, or with
@@ -299,53 +299,12 @@ pub async fn create(
         title: body.title,
         description: body.description,
     };
-    open_branch(&state, &repo, &actor, seed, from).await?;
+    crate::branches::open(&state, &repo, &actor, seed, from).await?;
     let mut conn = state.store.read().await?;
     let row = live_branch(conn.h(), &repo, &branch).await?;
     let mut items = views(conn.h(), &state, &access, &repo, &[row]).await?;
     let item = items.pop().ok_or_else(|| ApiError::not_found("branch"))?;
     Ok((StatusCode::CREATED, Json(item)))
-}
-
-/// Makes `seed.branch` at commit `from` and records it (`branch.opened`, with the seed's
-/// title and description): 409 `branch_exists` when git has it already.
-pub async fn open_branch(
-    state: &AppState,
-    repo: &RepoRow,
-    actor: &Actor,
-    seed: Seed,
-    from: String,
-) -> ApiResult<()> {
-    let full = format!("refs/heads/{}", seed.branch);
-    let made = state
-        .git(repo, move |git| {
-            let id = git
-                .commit_exists(&from)?
-                .ok_or_else(|| merge::Error::NotFound("commit".into()))?;
-            Ok::<_, merge::Error>(git.create_ref(&full, id))
-        })
-        .await?;
-    match made {
-        Ok(()) => {}
-        Err(merge::Error::RefExists(_)) => {
-            return Err(ApiError::conflict(
-                ErrorCode::BranchExists,
-                format!("branch {} already exists", seed.branch),
-            ));
-        }
-        Err(e) => return Err(e.into()),
-    }
-    let recorded = record::record_with(
-        &state.store,
-        &state.config.data_dir,
-        &repo.id,
-        actor,
-        Some(&seed),
-    )
-    .await
-    .map_err(ApiError::internal)?;
-    state.facts.after_record(&repo.id, &recorded).await;
-    Ok(())
 }
 
 /// Sets the title and description (the merge commit's message); `null` clears.

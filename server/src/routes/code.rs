@@ -23,20 +23,20 @@ const TREE_PAGE: usize = 1000;
 const HISTORY_DEFAULT: i64 = 30;
 const HISTORY_MAX: i64 = 100;
 
-#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
 pub struct CodeQuery {
     /// A branch name (from stored heads) or a commit sha; main by default.
     #[serde(rename = "ref")]
-    git_ref: Option<String>,
+    pub(crate) git_ref: Option<String>,
     /// A path from the repo's root; the root by default.
-    path: Option<String>,
+    pub(crate) path: Option<String>,
     /// Tree: the `next_cursor` of the previous page.
-    cursor: Option<String>,
+    pub(crate) cursor: Option<String>,
     /// History: commits a page, 1 to 100 (the other routes sharing this query ignore it,
     /// so the range is not stated here).
-    limit: Option<i64>,
+    pub(crate) limit: Option<i64>,
     /// History: the `next` of the previous page.
-    next: Option<String>,
+    pub(crate) next: Option<String>,
 }
 
 /// The commit a `ref` names: a branch from stored heads, or a sha git has.

@@ -37,25 +37,25 @@ const SEND_WAIT: Duration = Duration::from_millis(5);
 /// The default `max_bytes` of the plain form.
 const DEFAULT_MAX_BYTES: usize = 1024 * 1024;
 
-#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
 pub struct DiffQuery {
     /// `1`: a BranchDiff with a unified patch per file (1,000 files, 2 MiB of patches).
     #[serde(default, deserialize_with = "crate::extract::flag")]
     #[param(value_type = Option<String>, pattern = "^(0|1|true|false)?$")]
-    patches: bool,
+    pub(crate) patches: bool,
     /// With `patches=1`: `application/x-ndjson` lines (5,000 files, 32 MiB of patches).
     #[serde(default, deserialize_with = "crate::extract::flag")]
     #[param(value_type = Option<String>, pattern = "^(0|1|true|false)?$")]
-    stream: bool,
+    pub(crate) stream: bool,
     /// Plain form: bytes of patch text at most (default 1 MiB); files past it keep their
     /// entry with `patch_omitted: budget`.
-    max_bytes: Option<usize>,
+    pub(crate) max_bytes: Option<usize>,
     /// Plain form: comma-separated paths (a file or a folder) to diff only.
-    paths: Option<String>,
+    pub(crate) paths: Option<String>,
     /// Plain form: `0` lists files and counts without patches.
-    hunks: Option<String>,
+    pub(crate) hunks: Option<String>,
     /// Plain form: `json` (default) or `patch` (one unified diff as `text/x-diff`).
-    format: Option<String>,
+    pub(crate) format: Option<String>,
 }
 
 /// The three-dot diff from the merge base of main and the branch to its head.

@@ -68,7 +68,7 @@ fn comment_body(b: &str) -> ApiResult<()> {
     Ok(())
 }
 
-fn item_view(r: &ItemRow, reactions: &[(i64, String, i64, bool)]) -> TimelineItem {
+pub(crate) fn item_view(r: &ItemRow, reactions: &[(i64, String, i64, bool)]) -> TimelineItem {
     let details: Map<String, Value> = serde_json::from_str(&r.details).unwrap_or_default();
     TimelineItem {
         id: r.id,
@@ -119,26 +119,26 @@ async fn label_id(h: H<'_>, monorepo_id: &str, name: &str) -> ApiResult<(i64, St
     })
 }
 
-#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
 pub struct ListQuery {
     /// `open` (default), `closed` or `all`.
-    state: Option<String>,
+    pub(crate) state: Option<String>,
     /// Words that must all appear in the title or body, the last as a prefix (at most 10).
-    q: Option<String>,
+    pub(crate) q: Option<String>,
     /// Label names, comma-separated: issues with all of them.
-    labels: Option<String>,
+    pub(crate) labels: Option<String>,
     /// An assignee's login.
-    assignee: Option<String>,
+    pub(crate) assignee: Option<String>,
     /// A repo's name.
-    project: Option<String>,
+    pub(crate) project: Option<String>,
     /// `newest` (default), `oldest`, `updated` or `comments`.
-    sort: Option<String>,
+    pub(crate) sort: Option<String>,
     /// The `next_cursor` of the previous page.
     #[param(min_length = 1)]
-    cursor: Option<String>,
+    pub(crate) cursor: Option<String>,
     /// Issues a page, at most 100 (default 30).
     #[param(minimum = 1, maximum = 100)]
-    limit: Option<i64>,
+    pub(crate) limit: Option<i64>,
 }
 
 /// A page of issues with the open and closed counts for the same filters; keyset paging

@@ -38,10 +38,10 @@ pub async fn machines(
     }))
 }
 
-#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
 pub struct ListQuery {
     /// Only this machine's worktrees.
-    machine: Option<String>,
+    pub(crate) machine: Option<String>,
 }
 
 /// The reported worktrees, by machine then id.

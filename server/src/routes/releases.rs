@@ -31,7 +31,7 @@ use crate::store::releases::{self as rows, FileRow, ReleaseRow};
 #[into_params(parameter_in = Query)]
 pub struct ListQuery {
     /// The `next_cursor` of the previous page.
-    cursor: Option<String>,
+    pub(crate) cursor: Option<String>,
 }
 
 /// `?force=1`.

@@ -34,14 +34,14 @@ fn view(repo: &str, r: &ReviewRow) -> Review {
     }
 }
 
-#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
 pub struct ListQuery {
     /// The `next_cursor` of the previous page.
     #[param(min_length = 1)]
-    cursor: Option<String>,
+    pub(crate) cursor: Option<String>,
     /// Reviews a page, at most 250 (default 100).
     #[param(minimum = 1, maximum = 250)]
-    limit: Option<i64>,
+    pub(crate) limit: Option<i64>,
 }
 
 /// A branch's reviews, oldest first.

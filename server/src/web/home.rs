@@ -122,7 +122,11 @@ impl Line {
                 Some(n) => format!("{who} pushed {n} commits to {on}"),
                 None => format!("{who} pushed to {on}"),
             },
-            "branch.opened" => format!("{who} opened {on}"),
+            "branch.opened" => match d.commits {
+                Some(1) => format!("{who} opened {on} with 1 commit"),
+                Some(n) if n > 1 => format!("{who} opened {on} with {n} commits"),
+                _ => format!("{who} opened {on}"),
+            },
             "branch.deleted" => format!("{who} deleted {on}"),
             "merged" => format!("{who} merged {on}"),
             "review" => match d.state.as_deref() {
@@ -167,5 +171,7 @@ pub fn rfc3339(at: time::OffsetDateTime) -> String {
 /// `2026-11-26 14:05 UTC`: readable without a script; the script makes it relative.
 pub fn human(at: time::OffsetDateTime) -> String {
     let f = time::macros::format_description!("[year]-[month]-[day] [hour]:[minute] UTC");
-    at.to_offset(time::UtcOffset::UTC).format(&f).unwrap_or_default()
+    at.to_offset(time::UtcOffset::UTC)
+        .format(&f)
+        .unwrap_or_default()
 }

@@ -4,12 +4,20 @@
 //! updates through the sockets and forms for writes, which go to the JSON API with the
 //! session cookie and `Origin` like any other client.
 
+mod artifacts;
 mod assets;
+mod branch;
+mod branch_diff;
+mod code;
 mod home;
+mod issues;
 mod markdown;
+mod monorepo;
 mod page;
+mod releases;
 mod signin;
 
+pub use branch::branch_page;
 pub use signin::safe_return_to;
 
 use axum::routing::get;
@@ -21,4 +29,38 @@ pub fn router() -> axum::Router<AppState> {
         .merge(signin::router())
         .merge(assets::router())
         .route("/", get(home::page))
+        .route("/{owner}/{monorepo}", get(monorepo::page))
+        .route("/{owner}/{monorepo}/-/{repo}", get(code::repo_root))
+        .route("/{owner}/{monorepo}/-/{repo}/tree/{ref}", get(code::tree))
+        .route(
+            "/{owner}/{monorepo}/-/{repo}/tree/{ref}/{*path}",
+            get(code::tree),
+        )
+        .route(
+            "/{owner}/{monorepo}/-/{repo}/blob/{ref}/{*path}",
+            get(code::blob),
+        )
+        .route(
+            "/{owner}/{monorepo}/-/{repo}/commits/{ref}",
+            get(code::history),
+        )
+        .route(
+            "/{owner}/{monorepo}/-/{repo}/commits/{ref}/{*path}",
+            get(code::history),
+        )
+        .route("/{owner}/{monorepo}/-/{repo}/releases", get(releases::page))
+        .route(
+            "/{owner}/{monorepo}/-/{repo}/branches/{branch}",
+            get(branch::page),
+        )
+        .route("/{owner}/{monorepo}/-/issues", get(issues::list))
+        .route("/{owner}/{monorepo}/-/issues/{number}", get(issues::issue))
+        .route(
+            "/{owner}/{monorepo}/-/{repo}/branches/{branch}/artifacts/{name}",
+            get(artifacts::page),
+        )
+        .route(
+            "/{owner}/{monorepo}/-/{repo}/branches/{branch}/artifacts/{name}/versions/{n}/document",
+            get(artifacts::document),
+        )
 }

@@ -41,7 +41,8 @@ impl FromRequestParts<AppState> for Viewer {
                     .path_and_query()
                     .map_or("/", |p| p.as_str())
                     .to_owned();
-                let back = url::form_urlencoded::byte_serialize(here.as_bytes()).collect::<String>();
+                let back =
+                    url::form_urlencoded::byte_serialize(here.as_bytes()).collect::<String>();
                 Err(Redirect::to(&format!("/v1/login/browser?return_to={back}")).into_response())
             }
         }
@@ -86,9 +87,15 @@ pub fn ok(page: &impl Template) -> Response {
 fn with_headers(status: StatusCode, html: String) -> Response {
     let mut response = (status, Html(html)).into_response();
     let headers = response.headers_mut();
-    headers.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CSP));
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(CSP),
+    );
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    headers.insert("x-content-type-options", HeaderValue::from_static("nosniff"));
+    headers.insert(
+        "x-content-type-options",
+        HeaderValue::from_static("nosniff"),
+    );
     headers.insert("referrer-policy", HeaderValue::from_static("same-origin"));
     response
 }

@@ -107,7 +107,8 @@ async fn a_push_delivers_a_signed_body_whose_tokens_do_only_what_they_say() {
         push["diff_url"]
             .as_str()
             .unwrap()
-            .ends_with("/repos/app/branches/topic/diff")
+            .ends_with("/ann/mono/-/app/branches/topic"),
+        "the branch's web page: {push}"
     );
     assert!(push["occurred_at"].is_string() && push["read_token_expires_at"].is_string());
 

@@ -49,6 +49,10 @@ mod orgs;
 mod presence;
 mod releases;
 mod server_binary;
+mod web_branch;
+mod web_code;
+mod web_home;
+mod web_issues;
 
 /// Checks on the layout of the test files themselves.
 mod layout {

@@ -1,0 +1,600 @@
+//! `/{owner}/{monorepo}/-/{repo}/branches/{branch}`: one branch. Its facts (ahead and
+//! behind main, the merge base, whether it merges cleanly), title and description, the
+//! Checks object of its head, the diff against main, its reviews with a form to post one,
+//! its artifacts and the merge button with the gate's reason. Everything comes from the
+//! JSON API's handlers; the script streams the rest of a long diff and refreshes the
+//! sections when the branch's events arrive.
+
+use askama::Template;
+use axum::extract::State;
+use axum::http::HeaderMap;
+use axum::response::Response;
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
+use serde::Deserialize;
+use svc_protocol::branch::{Branch, BranchDiff, Mergeable, Review, ReviewState};
+
+use super::branch_diff::{self, DiffView};
+use super::home::{human, rfc3339};
+use super::markdown;
+use super::page::{self, Layout, Viewer};
+use crate::authz::Need;
+use crate::error::ApiResult;
+use crate::extract::{Path, Query};
+use crate::paths::BranchPath;
+use crate::routes::{artifacts, branches, diff, reviews};
+use crate::state::AppState;
+
+/// The whole page stays under this many bytes; the diff gives way first.
+const PAGE_MAX: usize = 96 * 1024;
+/// Bytes of patch text asked of the API for the page's part of the diff.
+const DIFF_PATCH_BYTES: usize = 256 * 1024;
+/// The raw diff link's patch budget (the API's own limit of the plain form).
+const RAW_PATCH_BYTES: usize = 2 * 1024 * 1024;
+/// Rendered description HTML at most; a longer one is cut.
+const DESCRIPTION_HTML_MAX: usize = 10 * 1024;
+/// Rendered review HTML at most, newest reviews first.
+const REVIEWS_HTML_MAX: usize = 12 * 1024;
+/// One review's rendered body at most.
+const REVIEW_HTML_MAX: usize = 6 * 1024;
+/// Reviews kept while reading the list (newest), and pages read at most.
+const REVIEWS_KEPT: usize = 30;
+const REVIEW_PAGES: usize = 8;
+/// Rows of the checks table, conflict paths and artifacts shown at most.
+const CHECKS_MAX: usize = 30;
+const CONFLICTS_MAX: usize = 20;
+const ARTIFACTS_MAX: usize = 25;
+
+/// A path segment: everything but unreserved characters percent-encoded, so a branch's
+/// slashes travel as `%2F` in one segment.
+const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
+pub(super) fn segment(s: &str) -> String {
+    utf8_percent_encode(s, SEGMENT).to_string()
+}
+
+/// A file path with each segment encoded and its slashes kept.
+pub(super) fn file_path(p: &str) -> String {
+    p.split('/').map(segment).collect::<Vec<_>>().join("/")
+}
+
+/// The page of `branch` of `repo` in monorepo `label` (`owner/name`), from the root.
+pub fn branch_page(label: &str, repo: &str, branch: &str) -> String {
+    format!("/{label}/-/{}/branches/{}", segment(repo), segment(branch))
+}
+
+#[derive(Debug, Deserialize)]
+pub struct PagePath {
+    owner: String,
+    monorepo: String,
+    repo: String,
+    branch: String,
+}
+
+#[derive(Template)]
+#[template(path = "branch.html")]
+struct BranchPage {
+    layout: Layout,
+    /// `owner/name`, canonical.
+    label: String,
+    repo: String,
+    branch: String,
+    main_branch: String,
+    /// This page.
+    href: String,
+    /// The repo's page.
+    repo_href: String,
+    /// Main's tree page.
+    main_href: String,
+    /// The branch in the API: `/v1/monorepos/.../branches/<branch>`.
+    api: String,
+    b: Branch,
+    head_short: String,
+    /// The title as inline HTML (Markdown), when it renders as one paragraph.
+    title_html: Option<String>,
+    description_html: Option<String>,
+    description_cut: bool,
+    pushed_at: String,
+    pushed_when: String,
+    created_at: String,
+    created_when: String,
+    facts: Facts,
+    checks: ChecksView,
+    merge: MergeView,
+    diff: Option<DiffView>,
+    /// The API's answer the diff view is made of, kept to make it smaller.
+    diff_source: Option<BranchDiff>,
+    diff_error: Option<String>,
+    /// The diff's ends, so the script can tell when it changes.
+    diff_key: String,
+    raw_diff: String,
+    /// A blob link's prefix at the head: `/.../-/<repo>/blob/<head>/`.
+    blob_base: String,
+    reviews: Vec<ReviewView>,
+    reviews_hidden: usize,
+    artifacts: Vec<ArtifactView>,
+    artifacts_hidden: usize,
+}
+
+struct Facts {
+    ahead: Option<u32>,
+    behind: Option<u32>,
+    base_short: Option<String>,
+    mergeable: &'static str,
+    mergeable_text: String,
+    conflicts: Vec<String>,
+    conflicts_hidden: usize,
+}
+
+struct ChecksView {
+    state: String,
+    /// The state in words (`not built`).
+    state_text: String,
+    rows: Vec<CheckRow>,
+    hidden: usize,
+    missing: Vec<String>,
+    unknown: Option<String>,
+    required_none: bool,
+}
+
+struct CheckRow {
+    context: String,
+    state: &'static str,
+    link: Option<String>,
+    description: Option<String>,
+    creator: String,
+    at: String,
+    when: String,
+    required: bool,
+}
+
+struct MergeView {
+    /// Why the merge would be refused now, in words; None when it would go.
+    gate: Option<String>,
+    /// The refusal is the checks' (a forced merge goes past it).
+    by_checks: bool,
+    /// The merge result, when merged.
+    merged: Option<Merged>,
+}
+
+struct Merged {
+    by: String,
+    agent: Option<String>,
+    at: String,
+    when: String,
+    sha: Option<String>,
+    sha_short: Option<String>,
+    forced: bool,
+    main_head: Option<String>,
+    main_short: Option<String>,
+}
+
+struct ReviewView {
+    id: i64,
+    author: String,
+    agent: Option<String>,
+    word: &'static str,
+    class: &'static str,
+    at: String,
+    when: String,
+    body_html: Option<String>,
+    cut: bool,
+    /// The head it was written on, when that is not the head now.
+    earlier_head: Option<String>,
+}
+
+struct ArtifactView {
+    name: String,
+    href: String,
+    kind: &'static str,
+    versions: usize,
+    at: String,
+    when: String,
+}
+
+pub async fn page(
+    State(state): State<AppState>,
+    viewer: Viewer,
+    axum::extract::Path(p): axum::extract::Path<PagePath>,
+) -> Response {
+    let path = BranchPath {
+        owner: p.owner,
+        monorepo: p.monorepo,
+        repo: p.repo,
+        branch: p.branch,
+    };
+    if let Some(tree) = main_tree(&state, &viewer, &path).await {
+        return tree;
+    }
+    match build(&state, &viewer, path).await {
+        Ok(mut page) => {
+            // The diff gives way until the page fits.
+            for _ in 0..4 {
+                let size = page.render().map(|h| h.len()).unwrap_or(0);
+                let Some(d) = &page.diff else { break };
+                if size <= PAGE_MAX {
+                    break;
+                }
+                let over = size - PAGE_MAX;
+                let budget = d.budget.saturating_sub(over + 2048);
+                page.diff = page.diff_source.as_ref().map(|s| DiffView::of(s, budget));
+            }
+            page::ok(&page)
+        }
+        Err(e) => page::failed(&viewer, e),
+    }
+}
+
+/// Main has no branch page (it is not a branch under review): links to it, from the
+/// activity log or a hook's `diff_url`, go to its tree.
+async fn main_tree(state: &AppState, viewer: &Viewer, path: &BranchPath) -> Option<Response> {
+    let mut conn = state.store.read().await.ok()?;
+    let (access, repo) = path.resolve(conn.h(), &viewer.0, Need::Read).await.ok()?;
+    (path.branch == repo.default_branch).then(|| {
+        let to = format!(
+            "/{}/-/{}/tree/{}",
+            access.monorepo.label(),
+            segment(&repo.name),
+            segment(&repo.default_branch)
+        );
+        axum::response::IntoResponse::into_response(axum::response::Redirect::to(&to))
+    })
+}
+
+async fn build(state: &AppState, viewer: &Viewer, path: BranchPath) -> ApiResult<BranchPage> {
+    let caller = &viewer.0;
+    let (access, repo) = {
+        let mut conn = state.store.read().await?;
+        path.resolve(conn.h(), caller, Need::Read).await?
+    };
+    let b = branches::get(
+        State(state.clone()),
+        caller.clone(),
+        Path(path.clone()),
+        Query(branches::GetQuery::default()),
+    )
+    .await?
+    .0;
+    let label = access.monorepo.label();
+    // The canonical names from here on, whatever case the address used.
+    let path = BranchPath {
+        owner: access.monorepo.owner.clone(),
+        monorepo: access.monorepo.name.clone(),
+        repo: repo.name.clone(),
+        branch: b.name.clone(),
+    };
+    let api = format!(
+        "/v1/monorepos/{label}/repos/{}/branches/{}",
+        segment(&repo.name),
+        segment(&b.name)
+    );
+    let href = branch_page(&label, &repo.name, &b.name);
+    let repo_page = format!("/{label}/-/{}", segment(&repo.name));
+
+    let (diff_source, diff_error) = match branch_diff(state, caller, &path).await {
+        Ok(d) => (Some(d), None),
+        Err(e) => (None, Some(e)),
+    };
+    let diff_key = diff_source
+        .as_ref()
+        .map(|d| format!("{}.{}", d.merge_base, d.head))
+        .unwrap_or_default();
+    let reviews_all = all_reviews(state, caller, &path).await?;
+    let artifact_list = artifacts::list(State(state.clone()), caller.clone(), Path(path.clone()))
+        .await?
+        .0
+        .items;
+
+    let (title_html, description_html, description_cut) = text_of(&b);
+    let (reviews, reviews_hidden) = review_views(&reviews_all.0, reviews_all.1, &b.head);
+    let artifacts_hidden = artifact_list.len().saturating_sub(ARTIFACTS_MAX);
+    let artifacts = artifact_list
+        .iter()
+        .take(ARTIFACTS_MAX)
+        .map(|a| ArtifactView {
+            name: a.name.clone(),
+            href: format!("{href}/artifacts/{}", segment(&a.name)),
+            kind: a.kind.as_str(),
+            versions: a.versions.len(),
+            at: rfc3339(a.updated_at),
+            when: human(a.updated_at),
+        })
+        .collect();
+    let mut layout = Layout::new(
+        b.title
+            .clone()
+            .filter(|t| !t.trim().is_empty())
+            .unwrap_or_else(|| format!("{}:{}", repo.name, b.name)),
+        viewer,
+    );
+    layout.monorepo = Some(label.clone());
+    Ok(BranchPage {
+        layout,
+        facts: facts(&b),
+        checks: checks_view(&b),
+        merge: merge_view(&b, repo.default_head.as_deref()),
+        diff: diff_source
+            .as_ref()
+            .map(|d| DiffView::of(d, branch_diff::HTML_BUDGET)),
+        diff_source,
+        diff_error,
+        diff_key,
+        raw_diff: format!("{api}/diff?format=patch&max_bytes={RAW_PATCH_BYTES}"),
+        blob_base: format!("{repo_page}/blob/{}/", b.head),
+        main_href: format!("{repo_page}/tree/{}", segment(&repo.default_branch)),
+        repo_href: repo_page.clone(),
+        head_short: short(&b.head),
+        pushed_at: rfc3339(b.pushed_at),
+        pushed_when: human(b.pushed_at),
+        created_at: rfc3339(b.created_at),
+        created_when: human(b.created_at),
+        title_html,
+        description_html,
+        description_cut,
+        reviews,
+        reviews_hidden,
+        artifacts,
+        artifacts_hidden,
+        main_branch: repo.default_branch.clone(),
+        label,
+        repo: repo.name.clone(),
+        branch: b.name.clone(),
+        href,
+        api,
+        b,
+    })
+}
+
+/// The page's part of the diff (the plain form, a patch budget), or why there is none.
+async fn branch_diff(
+    state: &AppState,
+    caller: &crate::auth::Caller,
+    path: &BranchPath,
+) -> Result<BranchDiff, String> {
+    let q = diff::DiffQuery {
+        max_bytes: Some(DIFF_PATCH_BYTES),
+        ..Default::default()
+    };
+    let answer = diff::diff(
+        State(state.clone()),
+        caller.clone(),
+        HeaderMap::new(),
+        Path(path.clone()),
+        Query(q),
+    )
+    .await;
+    let response = match answer {
+        Ok(r) => r,
+        Err(e) if e.code == svc_protocol::ErrorCode::NoMain => {
+            return Err("The repo has no main yet, so there is nothing to compare with.".into());
+        }
+        Err(e) => return Err(format!("The diff could not be computed: {}", e.message)),
+    };
+    let bytes = axum::body::to_bytes(response.into_body(), 16 * 1024 * 1024)
+        .await
+        .map_err(|e| format!("The diff could not be read: {e}"))?;
+    serde_json::from_slice(&bytes).map_err(|e| format!("The diff could not be read: {e}"))
+}
+
+/// The newest reviews (oldest first among them) and how many came before them.
+async fn all_reviews(
+    state: &AppState,
+    caller: &crate::auth::Caller,
+    path: &BranchPath,
+) -> ApiResult<(Vec<Review>, usize)> {
+    let mut kept: std::collections::VecDeque<Review> = Default::default();
+    let mut dropped = 0;
+    let mut cursor = None;
+    for _ in 0..REVIEW_PAGES {
+        let list = reviews::list(
+            State(state.clone()),
+            caller.clone(),
+            Path(path.clone()),
+            Query(reviews::ListQuery {
+                cursor: cursor.take(),
+                limit: Some(250),
+            }),
+        )
+        .await?
+        .0;
+        for r in list.items {
+            if kept.len() == REVIEWS_KEPT {
+                kept.pop_front();
+                dropped += 1;
+            }
+            kept.push_back(r);
+        }
+        match list.next_cursor {
+            Some(c) => cursor = Some(c),
+            None => break,
+        }
+    }
+    Ok((kept.into(), dropped))
+}
+
+/// Markdown cut to at most `max` bytes of HTML: the text's first part when it is longer.
+fn bounded_markdown(text: &str, max: usize) -> (String, bool) {
+    let html = markdown::to_html(text);
+    if html.len() <= max {
+        return (html, false);
+    }
+    let mut end = (max / 2).min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let cut = &text[..end];
+    let cut = cut.rfind('\n').map_or(cut, |at| &cut[..at]);
+    (markdown::to_html(&format!("{cut}\n\n…")), true)
+}
+
+/// The title as inline HTML when it is one paragraph, and the description's HTML.
+fn text_of(b: &Branch) -> (Option<String>, Option<String>, bool) {
+    let title = b.title.as_deref().map(str::trim).filter(|t| !t.is_empty());
+    let title_html = title.and_then(|t| {
+        let html = markdown::to_html(t);
+        let inner = html.trim().strip_prefix("<p>")?.strip_suffix("</p>")?;
+        (!inner.contains("<p>")).then(|| inner.to_owned())
+    });
+    match b.description.as_deref().filter(|d| !d.trim().is_empty()) {
+        Some(d) => {
+            let (html, cut) = bounded_markdown(d, DESCRIPTION_HTML_MAX);
+            (title_html, Some(html), cut)
+        }
+        None => (title_html, None, false),
+    }
+}
+
+fn short(sha: &str) -> String {
+    sha.chars().take(10).collect()
+}
+
+fn facts(b: &Branch) -> Facts {
+    let (mergeable, text) = match (b.mergeable, b.last_mergeable) {
+        (Mergeable::Clean, _) => ("clean", "Merges cleanly into main.".to_owned()),
+        (Mergeable::Conflicts, _) => ("conflicts", "Conflicts with main.".to_owned()),
+        (Mergeable::Pending, Some(Mergeable::Conflicts)) => (
+            "pending",
+            "Being checked again (it conflicted with main last time).".to_owned(),
+        ),
+        (Mergeable::Pending, Some(Mergeable::Clean)) => (
+            "pending",
+            "Being checked again (it merged cleanly last time).".to_owned(),
+        ),
+        (Mergeable::Pending, _) => ("pending", "Being checked.".to_owned()),
+    };
+    Facts {
+        ahead: b.ahead,
+        behind: b.behind,
+        base_short: b.base.as_deref().map(short),
+        mergeable,
+        mergeable_text: text,
+        conflicts_hidden: b.conflicts.len().saturating_sub(CONFLICTS_MAX),
+        conflicts: b.conflicts.iter().take(CONFLICTS_MAX).cloned().collect(),
+    }
+}
+
+/// A link a check may carry: http or https only, never a script.
+fn safe_link(url: Option<&str>) -> Option<String> {
+    let parsed = url::Url::parse(url?).ok()?;
+    matches!(parsed.scheme(), "http" | "https").then(|| parsed.to_string())
+}
+
+fn checks_view(b: &Branch) -> ChecksView {
+    let c = &b.checks;
+    let required = c.required.clone().unwrap_or_default();
+    let rows = c
+        .statuses
+        .iter()
+        .take(CHECKS_MAX)
+        .map(|s| CheckRow {
+            context: s.context.clone(),
+            state: s.state.as_str(),
+            link: safe_link(s.target_url.as_deref()),
+            description: s.description.clone(),
+            creator: s.creator.clone(),
+            at: rfc3339(s.created_at),
+            when: human(s.created_at),
+            required: required.contains(&s.context),
+        })
+        .collect();
+    ChecksView {
+        state: c.build_state.clone(),
+        state_text: c.build_state.replace('_', " "),
+        rows,
+        hidden: c.statuses.len().saturating_sub(CHECKS_MAX),
+        missing: c.missing.clone().unwrap_or_default(),
+        unknown: c.checks_unknown.clone(),
+        required_none: c.required.as_ref().is_some_and(Vec::is_empty),
+    }
+}
+
+fn merge_view(b: &Branch, main_head: Option<&str>) -> MergeView {
+    if b.state == "merged" {
+        let at = b.merged_at.unwrap_or(b.pushed_at);
+        return MergeView {
+            gate: None,
+            by_checks: false,
+            merged: Some(Merged {
+                by: b.merged_by.clone().unwrap_or_else(|| "someone".into()),
+                agent: b.merged_agent.clone(),
+                at: rfc3339(at),
+                when: human(at),
+                sha_short: b.merge_sha.as_deref().map(short),
+                sha: b.merge_sha.clone(),
+                forced: b.forced.unwrap_or(false),
+                main_short: main_head.map(short),
+                main_head: main_head.map(str::to_owned),
+            }),
+        };
+    }
+    let mut why = Vec::new();
+    if main_head.is_none() {
+        why.push("the repo has no main to merge into yet".to_owned());
+    }
+    if b.mergeable == Mergeable::Conflicts {
+        let mut text = format!("it conflicts with main in {} file(s)", b.conflicts.len());
+        if !b.conflicts.is_empty() {
+            let named: Vec<&str> = b.conflicts.iter().take(5).map(String::as_str).collect();
+            text.push_str(&format!(": {}", named.join(", ")));
+        }
+        why.push(text);
+    }
+    let mut by_checks = false;
+    if let Err(e) = crate::checks::require_green(b.checks.clone(), "merge") {
+        by_checks = true;
+        let reason = e.message;
+        let reason = reason
+            .strip_suffix("; merge with force=1 to go past them")
+            .unwrap_or(&reason);
+        why.push(reason.to_owned());
+    }
+    MergeView {
+        gate: (!why.is_empty()).then(|| why.join("; ")),
+        by_checks,
+        merged: None,
+    }
+}
+
+/// The reviews to show, newest within the budget (in the order written), and how many
+/// are left out.
+fn review_views(all: &[Review], before: usize, head: &str) -> (Vec<ReviewView>, usize) {
+    let mut budget = REVIEWS_HTML_MAX;
+    let mut out = Vec::new();
+    for r in all.iter().rev() {
+        let body = r.body.trim();
+        let (html, cut) = if body.is_empty() {
+            (None, false)
+        } else {
+            let (h, cut) = bounded_markdown(body, REVIEW_HTML_MAX);
+            (Some(h), cut)
+        };
+        let cost = 300 + html.as_ref().map_or(0, String::len);
+        if cost > budget && !out.is_empty() {
+            break;
+        }
+        budget = budget.saturating_sub(cost);
+        let (word, class) = match r.state {
+            ReviewState::Approve => ("approved", "success"),
+            ReviewState::RequestChanges => ("changes requested", "failure"),
+            ReviewState::Comment => ("commented", "comment"),
+        };
+        out.push(ReviewView {
+            id: r.id,
+            author: r.author.clone(),
+            agent: r.agent.clone(),
+            word,
+            class,
+            at: rfc3339(r.created_at),
+            when: human(r.created_at),
+            body_html: html,
+            cut,
+            earlier_head: (r.head != head).then(|| short(&r.head)),
+        });
+    }
+    let hidden = before + all.len() - out.len();
+    out.reverse();
+    (out, hidden)
+}
