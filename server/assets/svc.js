@@ -87,10 +87,18 @@
 
   // Replaces the named sections with those of a fresh copy of this page: for changes
   // a frame only announces (the needs-you list, a summary, a monorepo joined or left).
+  // Answers are applied in the order their fetches started: one overtaken by a later
+  // fetch is dropped, so an older copy of the page never replaces a newer one.
+  let asked = 0;
+  let applied = 0;
   async function refresh(ids) {
+    const mine = ++asked;
     const r = await fetch(location.href, { credentials: 'same-origin' });
     if (!r.ok) return;
-    const fresh = new DOMParser().parseFromString(await r.text(), 'text/html');
+    const text = await r.text();
+    if (mine < applied) return;
+    applied = mine;
+    const fresh = new DOMParser().parseFromString(text, 'text/html');
     for (const id of ids) {
       const now = document.getElementById(id);
       const next = fresh.getElementById(id);

@@ -50,6 +50,7 @@ mod presence;
 mod releases;
 mod server_binary;
 mod web_branch;
+mod web_browser;
 mod web_code;
 mod web_home;
 mod web_issues;

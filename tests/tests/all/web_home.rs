@@ -211,7 +211,19 @@ async fn a_push_shows_on_the_open_home_without_a_reload() {
         return;
     };
     let h = Home::new().await;
-    h.push_branch("first");
+    let head = h.push_branch("first");
+    let r = h
+        .app
+        .as_user(
+            Method::POST,
+            &format!("/v1/monorepos/ann/mono/repos/app/statuses/{head}"),
+            &h.token,
+        )
+        .json(&json!({"context": "ci/test", "state": "failure"}))
+        .send()
+        .await
+        .unwrap();
+    assert!(r.status().is_success());
     browser.goto(&h.app.url("/")).await;
     browser.wait_for_path("/login").await;
     browser.fill("#login", "ann").await;
@@ -220,6 +232,7 @@ async fn a_push_shows_on_the_open_home_without_a_reload() {
     browser.wait_for_path("/").await;
     browser.wait_for_text("#activity", "app:first").await;
     browser.wait_for_text("#monorepos", "ann/mono").await;
+    browser.wait_for_text("#needs", "app:first").await;
     browser.screenshot(&screenshots(), "home").await;
 
     // Marks the page: a reload would lose it.
