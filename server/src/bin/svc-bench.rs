@@ -42,6 +42,9 @@
 //!   `cargo build --release -p svc-cli`): merge → each machine's main with two daemons
 //!   against `git pull` by hand; the daemon's RSS and CPU idle with 10 monorepos; `svc
 //!   sync` of 1,000 unchanged files against an empty `.svc/`.
+//! - `svc-bench web [--database-url URL]`: the server-rendered pages, signed in with a
+//!   password: `GET /` with 50 monorepos and 1,000 activity lines; the first byte of a
+//!   1,000-file branch page, cold and warm; the size of every kind of page with big data.
 //!
 //! Figures and how to read them: `docs/benchmarks.md`.
 
@@ -51,7 +54,7 @@ use clap::{Parser, Subcommand};
 
 use svc_bench::{
     agents, artifacts, auth, branch_diff, branches, ci_webhooks, daemon, diff_engine, door, events,
-    hooks, issues, last_commits, org_access, releases,
+    hooks, issues, last_commits, org_access, releases, web,
 };
 
 #[derive(Parser)]
@@ -197,6 +200,33 @@ enum Command {
         /// The store (default: SQLite in a temp dir); give a fresh database
         #[arg(long)]
         database_url: Option<String>,
+    },
+    /// Server-rendered pages: the home, a 1,000-file branch page's first byte, page sizes
+    Web {
+        /// Timed requests of the home and of the warm branch page (p50 and p99 are reported)
+        #[arg(long, default_value_t = 200)]
+        runs: usize,
+        /// Cold branch page loads, each of a branch just pushed
+        #[arg(long, default_value_t = 5)]
+        cold_runs: usize,
+        /// Monorepos of the person (one repo each)
+        #[arg(long, default_value_t = 50)]
+        monorepos: usize,
+        /// Activity lines, spread evenly over the monorepos
+        #[arg(long, default_value_t = 1_000)]
+        lines: usize,
+        /// Open branches of each monorepo (the other lines move them)
+        #[arg(long, default_value_t = 4)]
+        branches: usize,
+        /// Files the big branches change
+        #[arg(long, default_value_t = 1_000)]
+        files: usize,
+        /// The store (default: SQLite in a temp dir); give a fresh database
+        #[arg(long)]
+        database_url: Option<String>,
+        /// Keep the working directory (in the temp dir) afterwards
+        #[arg(long)]
+        keep: bool,
     },
     /// Pulls of 500 events from a 1,000,000-event log, against getMonorepo
     EventPull {
@@ -413,6 +443,28 @@ async fn main() -> anyhow::Result<()> {
                 files,
                 runs,
                 database_url,
+            })
+            .await
+        }
+        Command::Web {
+            runs,
+            cold_runs,
+            monorepos,
+            lines,
+            branches,
+            files,
+            database_url,
+            keep,
+        } => {
+            web::bench(web::Options {
+                runs,
+                cold_runs,
+                monorepos,
+                lines,
+                branches,
+                files,
+                database_url,
+                keep,
             })
             .await
         }

@@ -32,6 +32,9 @@ use crate::store::releases::{self as rows, FileRow, ReleaseRow};
 pub struct ListQuery {
     /// The `next_cursor` of the previous page.
     pub(crate) cursor: Option<String>,
+    /// Releases per page, 1 to 30 (default 30).
+    #[param(minimum = 1, maximum = 30)]
+    pub(crate) limit: Option<i64>,
 }
 
 /// `?force=1`.
@@ -72,7 +75,7 @@ fn actor(caller: &Caller, agent: Option<String>) -> Actor {
 }
 
 /// Releases newest first (a draft by creation, a published one by publish time), 30 a
-/// page.
+/// page (`limit` asks for fewer).
 #[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/releases", tag = "releases",
     params(RepoPath, ListQuery),
     responses((status = 200, body = ReleaseList), (status = 400, body = ApiErrorBody), (status = 404, body = ApiErrorBody)))]
@@ -92,11 +95,12 @@ pub async fn list(
             ))
         }
     };
+    let limit = crate::extract::page_limit(q.limit, PAGE as i64, PAGE as i64)? as usize;
     let mut conn = state.store.read().await?;
     let (access, repo) = path.resolve(conn.h(), &caller, Need::Read).await?;
-    let mut page = rows::page(conn.h(), &repo.id, after, PAGE as i64 + 1).await?;
-    let more = page.len() > PAGE;
-    page.truncate(PAGE);
+    let mut page = rows::page(conn.h(), &repo.id, after, limit as i64 + 1).await?;
+    let more = page.len() > limit;
+    page.truncate(limit);
     let next_cursor = more
         .then(|| page.last().map(|r| format!("{}:{}", r.sort_at, r.id)))
         .flatten();

@@ -26,7 +26,7 @@ use crate::state::AppState;
 /// Files over this many bytes are not shown, only offered raw.
 pub const SHOWN_MAX: usize = 512 * 1024;
 /// Entries of a folder one page shows (the API's page holds up to 1,000).
-const ENTRIES_SHOWN: usize = 250;
+const ENTRIES_SHOWN: usize = 150;
 /// Roughly the HTML bytes of the lines one page of a file shows.
 const LINES_BUDGET: usize = 72_000;
 /// Bytes of one line shown; the rest of a longer line (minified code) is in the raw file.

@@ -14,6 +14,9 @@ use crate::extract::Query;
 use crate::routes::{activity, monorepos, needs};
 use crate::state::AppState;
 
+/// Branches of the needs-you list the page shows (the rest are counted).
+const NEEDS_SHOWN: usize = 50;
+
 #[derive(Template)]
 #[template(path = "home.html")]
 struct Home {
@@ -22,6 +25,8 @@ struct Home {
     /// The next page's link, when there are older lines.
     older: Option<String>,
     needs: NeedsList,
+    /// Branches that need the person beyond those shown.
+    more_needs: usize,
     monorepos: Vec<MonorepoHomeItem>,
     /// The `in` filter shown, if any.
     only: Option<String>,
@@ -47,6 +52,7 @@ pub async fn page(
 
 async fn build(state: &AppState, viewer: &Viewer, q: HomeQuery) -> crate::error::ApiResult<Home> {
     let caller = &viewer.0;
+    // The three reads go at once: each takes its own connection.
     let log = activity::page(
         state,
         caller,
@@ -55,16 +61,8 @@ async fn build(state: &AppState, viewer: &Viewer, q: HomeQuery) -> crate::error:
             only: q.only.clone(),
             limit: Some(50),
         },
-    )
-    .await?;
-    let older = log.next.map(|next| {
-        let mut link = format!("/?cursor={}", encode(&next));
-        if let Some(only) = &q.only {
-            link.push_str(&format!("&in={}", encode(only)));
-        }
-        link
-    });
-    let needs = needs::list(State(state.clone()), caller.clone()).await?.0;
+    );
+    let needs = needs::list(State(state.clone()), caller.clone());
     let listing = monorepos::list(
         State(state.clone()),
         caller.clone(),
@@ -72,9 +70,18 @@ async fn build(state: &AppState, viewer: &Viewer, q: HomeQuery) -> crate::error:
             summary: true,
             ..Default::default()
         }),
-    )
-    .await?
-    .0;
+    );
+    let (log, needs, listing) = tokio::try_join!(log, needs, listing)?;
+    let (mut needs, listing) = (needs.0, listing.0);
+    let more_needs = needs.items.len().saturating_sub(NEEDS_SHOWN);
+    needs.items.truncate(NEEDS_SHOWN);
+    let older = log.next.map(|next| {
+        let mut link = format!("/?cursor={}", encode(&next));
+        if let Some(only) = &q.only {
+            link.push_str(&format!("&in={}", encode(only)));
+        }
+        link
+    });
     let monorepos = match listing {
         MonorepoListing::Home(home) => home.items,
         MonorepoListing::Plain(_) => Vec::new(),
@@ -84,6 +91,7 @@ async fn build(state: &AppState, viewer: &Viewer, q: HomeQuery) -> crate::error:
         activity: log.items.iter().map(Line::of).collect(),
         older,
         needs,
+        more_needs,
         monorepos,
         only: q.only,
     })

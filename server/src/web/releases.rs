@@ -18,7 +18,9 @@ use crate::routes::releases;
 use crate::state::AppState;
 
 /// Notes longer than this are cut on the list (the API has them whole).
-const NOTES_SHOWN: usize = 8_000;
+const NOTES_SHOWN: usize = 4_000;
+/// Releases a page shows: with their notes cut and their files, well under 100 KB.
+const PER_PAGE: i64 = 10;
 
 #[derive(Debug, Deserialize)]
 pub struct ReleasesAt {
@@ -98,6 +100,7 @@ async fn build(
             repo: place.repo.name.clone(),
         }),
         Query(releases::ListQuery {
+            limit: Some(PER_PAGE),
             cursor: query.cursor,
         }),
     )

@@ -16,3 +16,4 @@ pub mod issues;
 pub mod last_commits;
 pub mod org_access;
 pub mod releases;
+pub mod web;
