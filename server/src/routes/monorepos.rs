@@ -2,6 +2,7 @@
 
 use axum::extract::State;
 use axum::http::StatusCode;
+use futures_util::{StreamExt, TryStreamExt};
 use serde::Deserialize;
 use svc_protocol::ApiErrorBody;
 use svc_protocol::ErrorCode;
@@ -118,6 +119,9 @@ fn exists(row: &MonorepoRow) -> ApiError {
     )
 }
 
+/// Monorepo summaries read at once for the home view.
+const SUMMARIES_AT_ONCE: usize = 4;
+
 #[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
 pub struct ListQuery {
     /// Only this owner's monorepos.
@@ -144,7 +148,7 @@ pub async fn list(
     let name = q.name.map(|n| n.to_ascii_lowercase());
     let mut conn = state.store.read().await?;
     if q.summary {
-        let mut items = Vec::new();
+        let mut wanted = Vec::new();
         for active in monorepos::by_activity(conn.h(), &caller.user_id).await? {
             let r = active.membership;
             if owner.as_ref().is_some_and(|o| *o != r.owner)
@@ -160,13 +164,27 @@ pub async fn list(
                 kind: r.kind,
                 created_at: r.created_at,
             };
-            let summary =
-                needs::summary_of(conn.h(), &state, &row, &caller.login, active.active_at).await?;
-            items.push(MonorepoHomeItem {
-                monorepo: views::monorepo(&row, role),
-                summary,
-            });
+            wanted.push((row, role, active.active_at));
         }
+        drop(conn);
+        // Each summary is a few small reads: several monorepos' go at once, each on a
+        // connection of its own, in the list's order.
+        let items: Vec<MonorepoHomeItem> = futures_util::stream::iter(wanted)
+            .map(|(row, role, active_at)| {
+                let (state, login) = (&state, &caller.login);
+                async move {
+                    let mut conn = state.store.read().await?;
+                    let summary =
+                        needs::summary_of(conn.h(), state, &row, login, active_at).await?;
+                    Ok::<_, ApiError>(MonorepoHomeItem {
+                        monorepo: views::monorepo(&row, role),
+                        summary,
+                    })
+                }
+            })
+            .buffered(SUMMARIES_AT_ONCE)
+            .try_collect()
+            .await?;
         return Ok(Json(MonorepoListing::Home(MonorepoHome {
             items,
             next_cursor: None,
