@@ -593,10 +593,7 @@ pub async fn blob(
     UrlPath(at): UrlPath<CodeAt>,
     Query(query): Query<BlobQuery>,
 ) -> Response {
-    match build_blob(&state, &viewer, &at, query).await {
-        Ok(p) => page::ok(&p),
-        Err(e) => page::failed(&viewer, e),
-    }
+    page::answer(&viewer, build_blob(&state, &viewer, &at, query).await)
 }
 
 async fn build_blob(
@@ -775,10 +772,7 @@ pub async fn history(
     UrlPath(at): UrlPath<CodeAt>,
     Query(query): Query<HistoryQuery>,
 ) -> Response {
-    match build_history(&state, &viewer, &at, query).await {
-        Ok(p) => page::ok(&p),
-        Err(e) => page::failed(&viewer, e),
-    }
+    page::answer(&viewer, build_history(&state, &viewer, &at, query).await)
 }
 
 async fn build_history(

@@ -44,10 +44,7 @@ pub async fn page(
     viewer: Viewer,
     Query(q): Query<HomeQuery>,
 ) -> Response {
-    match build(&state, &viewer, q).await {
-        Ok(home) => page::ok(&home),
-        Err(e) => page::failed(&viewer, e),
-    }
+    page::answer(&viewer, build(&state, &viewer, q).await)
 }
 
 async fn build(state: &AppState, viewer: &Viewer, q: HomeQuery) -> crate::error::ApiResult<Home> {

@@ -244,10 +244,7 @@ pub async fn list(
     Path(path): Path<MonorepoPath>,
     Query(query): Query<ListPageQuery>,
 ) -> Response {
-    match build_list(&state, &viewer, path, query).await {
-        Ok(p) => page::ok(&p),
-        Err(e) => page::failed(&viewer, e),
-    }
+    page::answer(&viewer, build_list(&state, &viewer, path, query).await)
 }
 
 async fn build_list(
@@ -443,10 +440,7 @@ pub async fn issue(
         monorepo: path.monorepo,
         number,
     };
-    match build_issue(&state, &viewer, at, after).await {
-        Ok(p) => page::ok(&p),
-        Err(e) => page::failed(&viewer, e),
-    }
+    page::answer(&viewer, build_issue(&state, &viewer, at, after).await)
 }
 
 fn field(item: &TimelineItem, k: &str) -> String {

@@ -9,7 +9,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 
 use crate::auth::{self, Caller};
-use crate::error::ApiError;
+use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
 
 /// Scripts and styles only from this server, no inline ones; frames only of this server
@@ -112,6 +112,14 @@ pub fn not_found(viewer: &Viewer) -> Response {
         layout: Layout::new("Not found", viewer),
     };
     render(StatusCode::NOT_FOUND, &page)
+}
+
+/// A built page, or the answer for what stopped it being built.
+pub fn answer(viewer: &Viewer, built: ApiResult<impl Template>) -> Response {
+    match built {
+        Ok(page) => ok(&page),
+        Err(e) => failed(viewer, e),
+    }
 }
 
 /// A page's answer for an API error on the way: 404 (and 403, which would tell that

@@ -77,10 +77,7 @@ pub async fn page(
     UrlPath(at): UrlPath<ReleasesAt>,
     Query(query): Query<ReleasesQuery>,
 ) -> Response {
-    match build(&state, &viewer, &at, query).await {
-        Ok(p) => page::ok(&p),
-        Err(e) => page::failed(&viewer, e),
-    }
+    page::answer(&viewer, build(&state, &viewer, &at, query).await)
 }
 
 async fn build(
