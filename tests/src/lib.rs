@@ -10,6 +10,7 @@ pub mod machine;
 pub mod pg;
 pub mod receiver;
 pub mod snapshot;
+pub mod web;
 pub mod ws;
 
 use std::time::Duration;

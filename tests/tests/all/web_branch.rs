@@ -80,25 +80,11 @@ impl World {
     }
 
     async fn sign_in(&self, login: &str) -> String {
-        let r = self
-            .app
-            .request(Method::POST, "/v1/login/password")
-            .header(header::ORIGIN, self.app.origin())
-            .json(&json!({"login": login, "password": PASSWORD}))
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(r.status(), StatusCode::OK);
-        let set = r.headers()[header::SET_COOKIE].to_str().unwrap().to_owned();
-        set.split(';').next().unwrap().to_owned()
+        self.app.sign_in(login, PASSWORD).await
     }
 
     async fn page(&self, cookie: Option<&str>, path: &str) -> (StatusCode, String) {
-        let mut r = self.app.request(Method::GET, path);
-        if let Some(c) = cookie {
-            r = r.header(header::COOKIE, c);
-        }
-        let r = r.send().await.unwrap();
+        let r = self.app.get_page(cookie, path).await;
         let status = r.status();
         (status, r.text().await.unwrap())
     }
