@@ -266,10 +266,7 @@ pub async fn list(
     let mut conn = state.store.read().await?;
     let access = path.access(conn.h(), &caller, Need::Read).await?;
     let id = &access.monorepo.id;
-    let mut all = rows::list(conn.h(), id, "task", None, limit).await?;
-    all.extend(rows::list(conn.h(), id, "review", None, limit).await?);
-    all.sort_by(|a, b| (b.created_at, &b.id).cmp(&(a.created_at, &a.id)));
-    all.truncate(limit as usize);
+    let all = rows::list(conn.h(), id, false, None, limit).await?;
     Ok(Json(SessionList {
         items: views(conn.h(), &all).await?,
     }))
@@ -290,7 +287,7 @@ pub async fn list_chats(
     let mut conn = state.store.read().await?;
     let access = path.access(conn.h(), &caller, Need::Read).await?;
     let mine = Some(caller.user_id.as_str());
-    let all = rows::list(conn.h(), &access.monorepo.id, "chat", mine, limit).await?;
+    let all = rows::list(conn.h(), &access.monorepo.id, true, mine, limit).await?;
     Ok(Json(SessionList {
         items: views(conn.h(), &all).await?,
     }))

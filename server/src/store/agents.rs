@@ -67,21 +67,23 @@ pub async fn get(h: H<'_>, monorepo_id: &str, id: &str) -> Result<Option<Session
         .bind(monorepo_id).bind(id).fetch_optional(c).await?))
 }
 
-/// The monorepo's sessions of `kind` (of one launcher, when named), newest first.
+/// The monorepo's chats, or its other sessions (of one launcher, when named), newest
+/// first.
 pub async fn list(
     h: H<'_>,
     monorepo_id: &str,
-    kind: &str,
+    chats: bool,
     launcher_id: Option<&str>,
     limit: i64,
 ) -> Result<Vec<SessionRow>> {
     let sql = format!(
-        "SELECT {SESSION} FROM agent_sessions WHERE monorepo_id = $1 AND kind = $2
+        "SELECT {SESSION} FROM agent_sessions WHERE monorepo_id = $1
+           AND (CASE WHEN kind = 'chat' THEN 1 ELSE 0 END) = $2
            AND ($3 IS NULL OR launcher_id = $3)
          ORDER BY created_at DESC, id DESC LIMIT $4"
     );
     Ok(on!(h, c => sqlx::query_as(sqlx::AssertSqlSafe(sql))
-        .bind(monorepo_id).bind(kind).bind(launcher_id).bind(limit).fetch_all(c).await?))
+        .bind(monorepo_id).bind(i64::from(chats)).bind(launcher_id).bind(limit).fetch_all(c).await?))
 }
 
 /// How many runs of one person (or of everyone, with `None`) are going.
