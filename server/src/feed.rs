@@ -231,13 +231,23 @@ pub async fn home_frames(
 ) -> store::Result<Vec<ActivityServerFrame>> {
     let mut frames = Vec::new();
     let mut conn = state.store.read().await?;
+    let ids: Vec<&str> = tick
+        .small
+        .iter()
+        .chain(tick.crossed)
+        .map(|(id, _)| id.as_str())
+        .collect();
+    let mut lines = needs::lines_of(conn.h(), state, tick.user_id, &ids).await?;
     let mut now = HashMap::new();
     for (id, label) in tick.small.iter().chain(tick.crossed) {
         if now.contains_key(id) {
             continue;
         }
-        let summary = needs::summary(conn.h(), state, id, tick.user_id).await?;
-        let rows = needs::needs(conn.h(), state, id, tick.user_id).await?;
+        // A monorepo they can no longer read has no summary and no rows.
+        let (summary, rows) = match lines.remove(id) {
+            Some(line) => (Some(line.summary), line.rows),
+            None => (None, Vec::new()),
+        };
         let crossed = tick.crossed.iter().any(|(c, _)| c == id);
         let known = seen.seen.remove(id);
         // A monorepo first seen now was just joined: `joined` has the client refetch.

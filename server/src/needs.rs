@@ -2,8 +2,8 @@
 //!
 //! Both read stored facts and statuses only: a branch's state comes from the dry run
 //! and `ahead`/`behind` the facts worker stored, and from the latest statuses on its
-//! head, so answering never computes facts or diffs. The person's activity socket calls
-//! [`needs`] and [`summary`] per monorepo and sends [`changed`] between two snapshots.
+//! head, so answering never computes facts or diffs. The person's activity socket reads
+//! [`lines_of`] on each check and sends [`changed`] between two snapshots.
 
 use std::cmp::Reverse;
 use std::collections::BTreeMap;
@@ -18,9 +18,11 @@ use crate::checks::{self, Required};
 use crate::facts;
 use crate::state::AppState;
 use crate::store::branches::{self, BranchRow};
+use crate::store::events::{self, EventRow};
 use crate::store::monorepos::{self, MonorepoRow};
+use crate::store::repos::{self, RepoRow};
 use crate::store::statuses::{self, StatusRow};
-use crate::store::{self, H, events, presence, repos, time_of, users};
+use crate::store::{self, H, presence, time_of, users};
 
 /// Monorepos one needs list reads; the rest are named in `skipped`.
 pub const MONOREPOS_MAX: usize = 50;
@@ -41,28 +43,26 @@ const ACTIVITY_KINDS: &[&str] = &[
 
 type Result<T> = std::result::Result<T, store::Error>;
 
+/// Monorepos one set of queries reads (keeps every `IN` list short).
+const CHUNK: usize = 100;
+
 /// The needs-you list of `user_id` (login `login`) across their monorepos.
 pub async fn list(mut h: H<'_>, state: &AppState, user_id: &str, login: &str) -> Result<NeedsList> {
-    let mine = monorepos::by_activity(h.reborrow(), user_id).await?;
-    let mut items = Vec::new();
-    let mut skipped = Vec::new();
-    let mut read = Vec::new();
-    for (i, row) in mine.into_iter().enumerate() {
-        let m = row.membership;
-        let monorepo = MonorepoRow {
-            id: m.id,
-            owner: m.owner,
-            name: m.name,
-            kind: m.kind,
-            created_at: m.created_at,
-        };
-        if i < MONOREPOS_MAX {
-            items.extend(rows_in(h.reborrow(), state, &monorepo, login).await?);
-            read.push(monorepo);
-        } else {
-            skipped.push(monorepo.label());
-        }
-    }
+    let mut read: Vec<MonorepoRow> = monorepos::by_activity(h.reborrow(), user_id)
+        .await?
+        .into_iter()
+        .map(|row| monorepo_of(row.membership))
+        .collect();
+    let skipped = read
+        .split_off(read.len().min(MONOREPOS_MAX))
+        .iter()
+        .map(MonorepoRow::label)
+        .collect();
+    let mut items: Vec<NeedRow> = rows_of(h.reborrow(), state, &read, login)
+        .await?
+        .into_values()
+        .flatten()
+        .collect();
     sort(&mut items);
     let issues = assigned_issues(h, login, &read).await?;
     Ok(NeedsList {
@@ -70,6 +70,16 @@ pub async fn list(mut h: H<'_>, state: &AppState, user_id: &str, login: &str) ->
         issues,
         skipped,
     })
+}
+
+fn monorepo_of(m: monorepos::MembershipRow) -> MonorepoRow {
+    MonorepoRow {
+        id: m.id,
+        owner: m.owner,
+        name: m.name,
+        kind: m.kind,
+        created_at: m.created_at,
+    }
 }
 
 /// Per monorepo, the open issues assigned to `login`: how many, and the newest; the
@@ -105,44 +115,88 @@ async fn assigned_issues(
     Ok(out)
 }
 
-/// The rows of `user_id` in one monorepo, in list order; none when they cannot read it.
-pub async fn needs(
-    mut h: H<'_>,
-    state: &AppState,
-    monorepo_id: &str,
-    user_id: &str,
-) -> Result<Vec<NeedRow>> {
-    let Some((monorepo, login)) = member(h.reborrow(), monorepo_id, user_id).await? else {
-        return Ok(Vec::new());
-    };
-    rows_in(h, state, &monorepo, &login).await
+/// A monorepo as the web home shows it: its summary line and its needs-you rows.
+pub struct HomeLine {
+    pub summary: MonorepoSummary,
+    pub rows: Vec<NeedRow>,
 }
 
-/// The summary line of one monorepo for `user_id`; None when they cannot read it.
-pub async fn summary(
+/// The home lines of `user_id` for those of `ids` they can read, by monorepo id (the
+/// person's activity socket, on each check).
+pub async fn lines_of(
     mut h: H<'_>,
     state: &AppState,
-    monorepo_id: &str,
     user_id: &str,
-) -> Result<Option<MonorepoSummary>> {
-    let Some((monorepo, login)) = member(h.reborrow(), monorepo_id, user_id).await? else {
-        return Ok(None);
+    ids: &[&str],
+) -> Result<BTreeMap<String, HomeLine>> {
+    let Some(user) = users::by_id(h.reborrow(), user_id).await? else {
+        return Ok(BTreeMap::new());
     };
-    let active_at = events::latest_at(h.reborrow(), monorepo_id).await?;
-    summary_of(h, state, &monorepo, &login, active_at)
-        .await
-        .map(Some)
+    let readable: Vec<(MonorepoRow, Option<i64>)> = monorepos::by_activity(h.reborrow(), user_id)
+        .await?
+        .into_iter()
+        .filter(|r| ids.contains(&r.membership.id.as_str()))
+        .map(|r| (monorepo_of(r.membership), r.active_at))
+        .collect();
+    let lines = lines(h, state, &readable, &user.login).await?;
+    Ok(readable.into_iter().map(|(m, _)| m.id).zip(lines).collect())
 }
 
-/// The summary line of `monorepo` for `login`, whose latest event was at `active_at`.
-pub async fn summary_of(
+/// The home lines of `monorepos` (each with the time of its latest event) for `login`,
+/// in their order: a few set queries per hundred monorepos, not a few per monorepo.
+pub async fn lines(
     mut h: H<'_>,
     state: &AppState,
-    monorepo: &MonorepoRow,
+    monorepos: &[(MonorepoRow, Option<i64>)],
     login: &str,
+) -> Result<Vec<HomeLine>> {
+    let mut out = Vec::with_capacity(monorepos.len());
+    for chunk in monorepos.chunks(CHUNK) {
+        let rows: Vec<MonorepoRow> = chunk.iter().map(|(m, _)| m.clone()).collect();
+        let ids: Vec<String> = rows.iter().map(|m| m.id.clone()).collect();
+        let mut needs = rows_of(h.reborrow(), state, &rows, login).await?;
+        let mut last: BTreeMap<String, EventRow> =
+            events::latest_of_kinds_in(h.reborrow(), &ids, ACTIVITY_KINDS)
+                .await?
+                .into_iter()
+                .map(|l| (l.monorepo_id, l.event))
+                .collect();
+        let open: BTreeMap<String, i64> = branches::count_open_in(h.reborrow(), &ids)
+            .await?
+            .into_iter()
+            .collect();
+        let machines: BTreeMap<String, i64> = presence::machines_in(h.reborrow(), &ids)
+            .await?
+            .into_iter()
+            .collect();
+        for (monorepo, active_at) in chunk {
+            let rows = needs.remove(&monorepo.id).unwrap_or_default();
+            let count = |m: &BTreeMap<String, i64>| {
+                m.get(&monorepo.id)
+                    .and_then(|n| u64::try_from(*n).ok())
+                    .unwrap_or(0)
+            };
+            let summary = summary_of(
+                last.remove(&monorepo.id),
+                *active_at,
+                count(&open),
+                rows.len(),
+                count(&machines),
+            );
+            out.push(HomeLine { summary, rows });
+        }
+    }
+    Ok(out)
+}
+
+/// One summary line from what [`lines`] read.
+fn summary_of(
+    last: Option<EventRow>,
     active_at: Option<i64>,
-) -> Result<MonorepoSummary> {
-    let last = events::latest_of_kinds(h.reborrow(), &monorepo.id, ACTIVITY_KINDS).await?;
+    open_branches: u64,
+    needs_you: usize,
+    machines_connected: u64,
+) -> MonorepoSummary {
     let body: Option<Value> = last
         .as_ref()
         .and_then(|e| serde_json::from_str(&e.body).ok());
@@ -152,114 +206,120 @@ pub async fn summary_of(
         Some("branches") => text(row.and_then(|r| r.get("name"))),
         _ => text(row.and_then(|r| r.get("branch"))),
     };
-    let open_branches = branches::count_open(h.reborrow(), &monorepo.id).await?;
-    let needs_you = rows_in(h.reborrow(), state, monorepo, login).await?.len();
-    let mut machines: Vec<(String, String)> = presence::connections(h, &monorepo.id)
-        .await?
-        .into_iter()
-        .map(|c| (c.user_id, c.machine))
-        .collect();
-    machines.sort();
-    machines.dedup();
-    Ok(MonorepoSummary {
+    MonorepoSummary {
         active_at: active_at.map(time_of),
         last_kind: last.as_ref().map(|e| e.kind.clone()),
         last_actor: text(body.as_ref().and_then(|b| b.get("actor"))),
         last_repo: last.as_ref().and_then(|e| e.repo.clone()),
         last_branch,
         last_at: last.as_ref().map(|e| time_of(e.at)),
-        open_branches: u64::try_from(open_branches).unwrap_or(0),
+        open_branches,
         needs_you: u64::try_from(needs_you).unwrap_or(u64::MAX),
-        machines_connected: u64::try_from(machines.len()).unwrap_or(u64::MAX),
-    })
-}
-
-/// The monorepo and the user's login, when the user can read it.
-async fn member(
-    mut h: H<'_>,
-    monorepo_id: &str,
-    user_id: &str,
-) -> Result<Option<(MonorepoRow, String)>> {
-    if monorepos::role(h.reborrow(), monorepo_id, user_id)
-        .await?
-        .is_none()
-    {
-        return Ok(None);
+        machines_connected,
     }
-    let Some(monorepo) = monorepos::by_id(h.reborrow(), monorepo_id).await? else {
-        return Ok(None);
-    };
-    Ok(users::by_id(h, user_id).await?.map(|u| (monorepo, u.login)))
 }
 
-/// The open branches `login` authored or pushed in `monorepo` that need them.
+/// The open branches `login` authored or pushed in `monorepos` that need them, by
+/// monorepo id, each in list order (monorepos with none left out).
+async fn rows_of(
+    mut h: H<'_>,
+    state: &AppState,
+    monorepos: &[MonorepoRow],
+    login: &str,
+) -> Result<BTreeMap<String, Vec<NeedRow>>> {
+    let mut out: BTreeMap<String, Vec<NeedRow>> = BTreeMap::new();
+    for chunk in monorepos.chunks(CHUNK) {
+        let ids: Vec<String> = chunk.iter().map(|m| m.id.clone()).collect();
+        let mine = branches::open_of_person_in(h.reborrow(), &ids, login).await?;
+        if mine.is_empty() {
+            continue;
+        }
+        let repos: Vec<RepoRow> = repos::all_in(h.reborrow(), &ids)
+            .await?
+            .into_iter()
+            .filter(|r| mine.iter().any(|b| b.repo_id == r.id))
+            .collect();
+        let repo_ids: Vec<String> = repos.iter().map(|r| r.id.clone()).collect();
+        let heads: Vec<String> = mine.iter().map(|b| b.head.clone()).collect();
+        let statuses = statuses::of_any(h.reborrow(), &repo_ids, &heads).await?;
+        for repo in &repos {
+            let Some(monorepo) = chunk.iter().find(|m| m.id == repo.monorepo_id) else {
+                continue;
+            };
+            let here: Vec<&BranchRow> = mine.iter().filter(|b| b.repo_id == repo.id).collect();
+            let on_repo: Vec<&StatusRow> =
+                statuses.iter().filter(|s| s.repo_id == repo.id).collect();
+            let rows = rows_in(h.reborrow(), state, monorepo, repo, &here, &on_repo).await?;
+            out.entry(monorepo.id.clone()).or_default().extend(rows);
+        }
+    }
+    for rows in out.values_mut() {
+        sort(rows);
+    }
+    Ok(out)
+}
+
+/// The rows of one repo's branches `here`, given the statuses on their heads.
 async fn rows_in(
     mut h: H<'_>,
     state: &AppState,
     monorepo: &MonorepoRow,
-    login: &str,
+    repo: &RepoRow,
+    here: &[&BranchRow],
+    statuses: &[&StatusRow],
 ) -> Result<Vec<NeedRow>> {
-    let mine = branches::open_of_person(h.reborrow(), &monorepo.id, login).await?;
-    if mine.is_empty() {
-        return Ok(Vec::new());
-    }
     let plain = monorepo.kind == "repo";
     let mut rows = Vec::new();
-    for repo in repos::all(h.reborrow(), &monorepo.id).await? {
-        let here: Vec<&BranchRow> = mine.iter().filter(|b| b.repo_id == repo.id).collect();
-        if here.is_empty() {
-            continue;
-        }
-        let heads: Vec<String> = here.iter().map(|b| b.head.clone()).collect();
-        let all = statuses::of(h.reborrow(), &repo.id, &heads).await?;
-        // Read only when a branch gets as far as the gate (a config file read, cached).
-        let mut required: Option<Required> = None;
-        for b in here {
-            let on_head: Vec<StatusRow> = all.iter().filter(|s| s.sha == b.head).cloned().collect();
-            let state_now = if conflicts(b) {
-                NeedState::Conflicts
-            } else if on_head
-                .iter()
-                .any(|s| s.state == "failure" || s.state == "error")
-            {
-                NeedState::Failing
-            } else if facts::fresh(b, repo.default_head.as_deref())
-                && b.facts.mergeable.as_deref() == Some("clean")
-            {
-                let required = match &required {
-                    Some(r) => r,
-                    None => required.insert(
-                        checks::required(
-                            h.reborrow(),
-                            &state.checks_config,
-                            &state.config.data_dir,
-                            &repo,
-                            plain,
-                        )
-                        .await?,
-                    ),
-                };
-                if checks::checks(Some(&b.head), required, &on_head).state != ChecksState::Success {
-                    continue;
-                }
-                NeedState::Ready
-            } else {
-                continue;
+    // Read only when a branch gets as far as the gate (a config file read, cached).
+    let mut required: Option<Required> = None;
+    for b in here {
+        let on_head: Vec<StatusRow> = statuses
+            .iter()
+            .filter(|s| s.sha == b.head)
+            .map(|s| (*s).clone())
+            .collect();
+        let state_now = if conflicts(b) {
+            NeedState::Conflicts
+        } else if on_head
+            .iter()
+            .any(|s| s.state == "failure" || s.state == "error")
+        {
+            NeedState::Failing
+        } else if facts::fresh(b, repo.default_head.as_deref())
+            && b.facts.mergeable.as_deref() == Some("clean")
+        {
+            let required = match &required {
+                Some(r) => r,
+                None => required.insert(
+                    checks::required(
+                        h.reborrow(),
+                        &state.checks_config,
+                        &state.config.data_dir,
+                        repo,
+                        plain,
+                    )
+                    .await?,
+                ),
             };
-            rows.push(NeedRow {
-                monorepo: monorepo.label(),
-                monorepo_id: monorepo.id.clone(),
-                repo: repo.name.clone(),
-                branch: b.name.clone(),
-                state: state_now,
-                head: b.head.clone(),
-                title: b.title.clone(),
-                pushed_at: time_of(b.pushed_at),
-                paths: (state_now == NeedState::Conflicts).then(|| conflict_paths(b)),
-            });
-        }
+            if checks::checks(Some(&b.head), required, &on_head).state != ChecksState::Success {
+                continue;
+            }
+            NeedState::Ready
+        } else {
+            continue;
+        };
+        rows.push(NeedRow {
+            monorepo: monorepo.label(),
+            monorepo_id: monorepo.id.clone(),
+            repo: repo.name.clone(),
+            branch: b.name.clone(),
+            state: state_now,
+            head: b.head.clone(),
+            title: b.title.clone(),
+            pushed_at: time_of(b.pushed_at),
+            paths: (state_now == NeedState::Conflicts).then(|| conflict_paths(b)),
+        });
     }
-    sort(&mut rows);
     Ok(rows)
 }
 

@@ -2,7 +2,6 @@
 
 use axum::extract::State;
 use axum::http::StatusCode;
-use futures_util::{StreamExt, TryStreamExt};
 use serde::Deserialize;
 use svc_protocol::ApiErrorBody;
 use svc_protocol::ErrorCode;
@@ -119,9 +118,6 @@ fn exists(row: &MonorepoRow) -> ApiError {
     )
 }
 
-/// Monorepo summaries read at once for the home view.
-const SUMMARIES_AT_ONCE: usize = 4;
-
 #[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
 pub struct ListQuery {
     /// Only this owner's monorepos.
@@ -166,25 +162,19 @@ pub async fn list(
             };
             wanted.push((row, role, active.active_at));
         }
-        drop(conn);
-        // Each summary is a few small reads: several monorepos' go at once, each on a
-        // connection of its own, in the list's order.
-        let items: Vec<MonorepoHomeItem> = futures_util::stream::iter(wanted)
-            .map(|(row, role, active_at)| {
-                let (state, login) = (&state, &caller.login);
-                async move {
-                    let mut conn = state.store.read().await?;
-                    let summary =
-                        needs::summary_of(conn.h(), state, &row, login, active_at).await?;
-                    Ok::<_, ApiError>(MonorepoHomeItem {
-                        monorepo: views::monorepo(&row, role),
-                        summary,
-                    })
-                }
+        let rows: Vec<(MonorepoRow, Option<i64>)> = wanted
+            .iter()
+            .map(|(row, _, active_at)| (row.clone(), *active_at))
+            .collect();
+        let lines = needs::lines(conn.h(), &state, &rows, &caller.login).await?;
+        let items: Vec<MonorepoHomeItem> = wanted
+            .into_iter()
+            .zip(lines)
+            .map(|((row, role, _), line)| MonorepoHomeItem {
+                monorepo: views::monorepo(&row, role),
+                summary: line.summary,
             })
-            .buffered(SUMMARIES_AT_ONCE)
-            .try_collect()
-            .await?;
+            .collect();
         return Ok(Json(MonorepoListing::Home(MonorepoHome {
             items,
             next_cursor: None,

@@ -1,7 +1,7 @@
 //! Branches as stored: heads recorded from the git door, authors, state, merge facts and
 //! the computed facts with the (main, head) they were computed for.
 
-use super::{H, Result, on};
+use super::{H, Result, on, placeholders};
 
 /// A branch's stored fields. `sort_at` is the list order: the last push of an open
 /// branch, the merge time of a merged one.
@@ -168,25 +168,48 @@ pub async fn wanting_facts(h: H<'_>, repo_id: &str, since: i64, sweep: i64) -> R
     .bind(repo_id).bind(since).bind(sweep).fetch_all(c).await?))
 }
 
-/// The open branches of a monorepo that `login` authored or last pushed, most recently
-/// pushed first.
-pub async fn open_of_person(h: H<'_>, monorepo_id: &str, login: &str) -> Result<Vec<BranchRow>> {
+/// The open branches `login` authored or pushed in any of `monorepo_ids`, newest push
+/// first.
+pub async fn open_of_person_in(
+    h: H<'_>,
+    monorepo_ids: &[String],
+    login: &str,
+) -> Result<Vec<BranchRow>> {
+    if monorepo_ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let list = placeholders(2, monorepo_ids.len());
     let sql = format!(
         "SELECT {COLUMNS} FROM branches
-         WHERE repo_id IN (SELECT id FROM repos WHERE monorepo_id = $1) AND state = 'open'
-           AND (author = $2 OR pusher = $2)
+         WHERE repo_id IN (SELECT id FROM repos WHERE monorepo_id IN ({list})) AND state = 'open'
+           AND (author = $1 OR pusher = $1)
          ORDER BY pushed_at DESC, name"
     );
-    Ok(
-        on!(h, c => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(monorepo_id).bind(login).fetch_all(c).await?),
-    )
+    Ok(on!(h, c => {
+        let mut q = sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(login);
+        for id in monorepo_ids {
+            q = q.bind(id);
+        }
+        q.fetch_all(c).await?
+    }))
 }
 
-/// How many open branches a monorepo has across its repos.
-pub async fn count_open(h: H<'_>, monorepo_id: &str) -> Result<i64> {
-    Ok(on!(h, c => sqlx::query_scalar(
-        "SELECT COUNT(*) FROM branches
-         WHERE repo_id IN (SELECT id FROM repos WHERE monorepo_id = $1) AND state = 'open'",
-    )
-    .bind(monorepo_id).fetch_one(c).await?))
+/// How many open branches each of `monorepo_ids` has across its repos (none listed
+/// for a monorepo without one).
+pub async fn count_open_in(h: H<'_>, monorepo_ids: &[String]) -> Result<Vec<(String, i64)>> {
+    if monorepo_ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let sql = format!(
+        "SELECT r.monorepo_id, COUNT(*) FROM branches b JOIN repos r ON r.id = b.repo_id
+         WHERE r.monorepo_id IN ({}) AND b.state = 'open' GROUP BY r.monorepo_id",
+        placeholders(1, monorepo_ids.len())
+    );
+    Ok(on!(h, c => {
+        let mut q = sqlx::query_as(sqlx::AssertSqlSafe(sql));
+        for id in monorepo_ids {
+            q = q.bind(id);
+        }
+        q.fetch_all(c).await?
+    }))
 }

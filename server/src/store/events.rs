@@ -83,32 +83,44 @@ pub async fn last_seq(h: H<'_>, monorepo_id: &str) -> Result<i64> {
     )
 }
 
-/// When the monorepo's latest event was written (none before any event).
-pub async fn latest_at(h: H<'_>, monorepo_id: &str) -> Result<Option<i64>> {
-    Ok(on!(h, c => sqlx::query_scalar(
-        "SELECT e.at FROM events e JOIN monorepos m ON m.id = e.monorepo_id AND m.last_seq = e.seq
-         WHERE m.id = $1",
-    )
-    .bind(monorepo_id).fetch_optional(c).await?))
+/// A monorepo's latest event of some kinds.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct LatestRow {
+    pub monorepo_id: String,
+    #[sqlx(flatten)]
+    pub event: EventRow,
 }
 
-/// The monorepo's latest event of one of `kinds`, if any.
-pub async fn latest_of_kinds(
+/// The latest event of one of `kinds` in each of `monorepo_ids` that has one. Each
+/// monorepo's is found by walking its log back from the end (the primary key), so a
+/// long log costs no more than a short one.
+pub async fn latest_of_kinds_in(
     h: H<'_>,
-    monorepo_id: &str,
+    monorepo_ids: &[String],
     kinds: &[&str],
-) -> Result<Option<EventRow>> {
-    let list = placeholders(2, kinds.len());
+) -> Result<Vec<LatestRow>> {
+    if monorepo_ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let list = placeholders(1, kinds.len());
+    let ids = placeholders(1 + kinds.len(), monorepo_ids.len());
     let sql = format!(
-        "SELECT seq, kind, repo, collection, key, op, body, at FROM events
-         WHERE monorepo_id = $1 AND kind IN ({list}) ORDER BY seq DESC LIMIT 1"
+        "SELECT e.monorepo_id, e.seq, e.kind, e.repo, e.collection, e.key, e.op, e.body, e.at
+         FROM (SELECT m.id AS monorepo_id,
+                 (SELECT x.seq FROM events x WHERE x.monorepo_id = m.id AND x.kind IN ({list})
+                  ORDER BY x.seq DESC LIMIT 1) AS seq
+               FROM monorepos m WHERE m.id IN ({ids})) AS l
+         JOIN events e ON e.monorepo_id = l.monorepo_id AND e.seq = l.seq"
     );
     Ok(on!(h, c => {
-        let mut q = sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(monorepo_id);
+        let mut q = sqlx::query_as(sqlx::AssertSqlSafe(sql));
         for k in kinds {
             q = q.bind(*k);
         }
-        q.fetch_optional(c).await?
+        for id in monorepo_ids {
+            q = q.bind(id);
+        }
+        q.fetch_all(c).await?
     }))
 }
 

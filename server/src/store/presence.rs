@@ -1,7 +1,7 @@
 //! Presence: reported worktrees, machines, live socket connections and the server
 //! processes that hold them.
 
-use super::{H, Result, on};
+use super::{H, Result, on, placeholders};
 
 /// A reported worktree with its person's login and its repo's name.
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -201,6 +201,28 @@ pub async fn connections(h: H<'_>, monorepo_id: &str) -> Result<Vec<ConnectionRo
         on!(h, c => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(monorepo_id)
         .fetch_all(c).await?),
     )
+}
+
+/// How many machines (a person's machine counted once) are connected to each of
+/// `monorepo_ids` (none listed for a monorepo without one).
+pub async fn machines_in(h: H<'_>, monorepo_ids: &[String]) -> Result<Vec<(String, i64)>> {
+    if monorepo_ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let sql = format!(
+        "SELECT monorepo_id, COUNT(*) FROM (
+           SELECT DISTINCT monorepo_id, user_id, machine FROM presence_connections
+           WHERE monorepo_id IN ({})) AS m
+         GROUP BY monorepo_id",
+        placeholders(1, monorepo_ids.len())
+    );
+    Ok(on!(h, c => {
+        let mut q = sqlx::query_as(sqlx::AssertSqlSafe(sql));
+        for id in monorepo_ids {
+            q = q.bind(id);
+        }
+        q.fetch_all(c).await?
+    }))
 }
 
 /// Inserts or replaces a socket's connection.

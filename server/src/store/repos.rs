@@ -1,6 +1,6 @@
 //! Repos: each a bare repository on disk named by its permanent id.
 
-use super::{H, Result, on};
+use super::{H, Result, on, placeholders};
 
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct RepoRow {
@@ -34,6 +34,24 @@ pub async fn insert(h: H<'_>, row: &RepoRow) -> Result<()> {
 pub async fn all(h: H<'_>, monorepo_id: &str) -> Result<Vec<RepoRow>> {
     let sql = format!("SELECT {COLUMNS} FROM repos WHERE monorepo_id = $1 ORDER BY name");
     Ok(on!(h, c => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(monorepo_id).fetch_all(c).await?))
+}
+
+/// Every repo of each of `monorepo_ids`, by monorepo and name.
+pub async fn all_in(h: H<'_>, monorepo_ids: &[String]) -> Result<Vec<RepoRow>> {
+    if monorepo_ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let sql = format!(
+        "SELECT {COLUMNS} FROM repos WHERE monorepo_id IN ({}) ORDER BY monorepo_id, name",
+        placeholders(1, monorepo_ids.len())
+    );
+    Ok(on!(h, c => {
+        let mut q = sqlx::query_as(sqlx::AssertSqlSafe(sql));
+        for id in monorepo_ids {
+            q = q.bind(id);
+        }
+        q.fetch_all(c).await?
+    }))
 }
 
 pub async fn by_name(h: H<'_>, monorepo_id: &str, name: &str) -> Result<Option<RepoRow>> {

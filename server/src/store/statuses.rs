@@ -47,6 +47,27 @@ pub async fn count(h: H<'_>, repo_id: &str, sha: &str) -> Result<i64> {
     )
 }
 
+/// The statuses on any of `shas` in any of `repo_ids` (a superset of the pairs a
+/// caller wants, which it filters: one query for many repos' heads).
+pub async fn of_any(h: H<'_>, repo_ids: &[String], shas: &[String]) -> Result<Vec<StatusRow>> {
+    if repo_ids.is_empty() || shas.is_empty() {
+        return Ok(Vec::new());
+    }
+    let repos = super::placeholders(1, repo_ids.len());
+    let list = super::placeholders(1 + repo_ids.len(), shas.len());
+    let sql = format!(
+        "SELECT {COLUMNS} FROM statuses WHERE repo_id IN ({repos}) AND sha IN ({list})
+         ORDER BY repo_id, sha, context"
+    );
+    Ok(on!(h, c => {
+        let mut q = sqlx::query_as(sqlx::AssertSqlSafe(sql));
+        for v in repo_ids.iter().chain(shas) {
+            q = q.bind(v);
+        }
+        q.fetch_all(c).await?
+    }))
+}
+
 /// The statuses of several commits, by commit then context.
 pub async fn of(h: H<'_>, repo_id: &str, shas: &[String]) -> Result<Vec<StatusRow>> {
     if shas.is_empty() {
