@@ -36,16 +36,17 @@ pub enum Required {
     Unknown(String),
 }
 
+/// The file: a table per repo path.
 #[derive(Debug, Default, Deserialize)]
-struct Config {
+pub struct Config {
     #[serde(default)]
-    repos: BTreeMap<String, RepoConfig>,
+    pub repos: BTreeMap<String, RepoConfig>,
 }
 
 #[derive(Debug, Default, Deserialize)]
-struct RepoConfig {
+pub struct RepoConfig {
     #[serde(default)]
-    required_checks: Vec<String>,
+    pub required_checks: Vec<String>,
 }
 
 /// What one version of the file says, by repo path.
@@ -76,7 +77,7 @@ impl ConfigCache {
 
 /// The required checks of `repo`, read from the right main.
 pub async fn required(
-    mut h: H<'_>,
+    h: H<'_>,
     cache: &ConfigCache,
     data_dir: &Path,
     repo: &RepoRow,
@@ -85,13 +86,24 @@ pub async fn required(
     let holder = if plain {
         Some(repo.clone())
     } else {
-        repos::all(h.reborrow(), &repo.monorepo_id)
+        repos::all(h, &repo.monorepo_id)
             .await?
             .into_iter()
             .find(|r| r.is_meta)
     };
+    Ok(required_from(cache, data_dir, repo, holder.as_ref()).await)
+}
+
+/// The required checks of `repo` as `holder` (the repo holding the file: the meta layer,
+/// or a plain repo itself; none when there is none) says them on its main.
+pub async fn required_from(
+    cache: &ConfigCache,
+    data_dir: &Path,
+    repo: &RepoRow,
+    holder: Option<&RepoRow>,
+) -> Required {
     let Some((holder, head)) = holder.and_then(|r| r.default_head.clone().map(|h| (r, h))) else {
-        return Ok(Required::Known(Vec::new()));
+        return Required::Known(Vec::new());
     };
     let key = (holder.id.clone(), head.clone());
     let parsed = match cache.get(&key) {
@@ -106,7 +118,7 @@ pub async fn required(
             parsed
         }
     };
-    Ok(match parsed {
+    match parsed {
         Ok(config) => Required::Known(
             config
                 .repos
@@ -115,7 +127,7 @@ pub async fn required(
                 .unwrap_or_default(),
         ),
         Err(reason) => Required::Unknown(reason),
-    })
+    }
 }
 
 /// Reads and parses the file at `head`; no file is an empty configuration.
@@ -140,7 +152,7 @@ fn read_config(dir: &Path, head: &str) -> Parsed {
 }
 
 /// Parses the file; an error reads `line N: message`.
-fn parse(text: &str) -> Result<Config, String> {
+pub fn parse(text: &str) -> Result<Config, String> {
     toml::from_str(text).map_err(|e| {
         let line = e.span().map_or(1, |span| {
             line_of(&text.as_bytes()[..span.start.min(text.len())])

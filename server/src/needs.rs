@@ -234,22 +234,29 @@ async fn rows_of(
         if mine.is_empty() {
             continue;
         }
-        let repos: Vec<RepoRow> = repos::all_in(h.reborrow(), &ids)
-            .await?
-            .into_iter()
+        let all = repos::all_in(h.reborrow(), &ids).await?;
+        let repos: Vec<&RepoRow> = all
+            .iter()
             .filter(|r| mine.iter().any(|b| b.repo_id == r.id))
             .collect();
         let repo_ids: Vec<String> = repos.iter().map(|r| r.id.clone()).collect();
         let heads: Vec<String> = mine.iter().map(|b| b.head.clone()).collect();
         let statuses = statuses::of_any(h.reborrow(), &repo_ids, &heads).await?;
-        for repo in &repos {
+        for repo in repos {
             let Some(monorepo) = chunk.iter().find(|m| m.id == repo.monorepo_id) else {
                 continue;
+            };
+            // The file of required checks: a plain repo's own, else its meta layer's.
+            let holder = if monorepo.kind == "repo" {
+                Some(repo)
+            } else {
+                all.iter()
+                    .find(|r| r.is_meta && r.monorepo_id == repo.monorepo_id)
             };
             let here: Vec<&BranchRow> = mine.iter().filter(|b| b.repo_id == repo.id).collect();
             let on_repo: Vec<&StatusRow> =
                 statuses.iter().filter(|s| s.repo_id == repo.id).collect();
-            let rows = rows_in(h.reborrow(), state, monorepo, repo, &here, &on_repo).await?;
+            let rows = rows_in(state, monorepo, repo, holder, &here, &on_repo).await;
             out.entry(monorepo.id.clone()).or_default().extend(rows);
         }
     }
@@ -259,16 +266,16 @@ async fn rows_of(
     Ok(out)
 }
 
-/// The rows of one repo's branches `here`, given the statuses on their heads.
+/// The rows of one repo's branches `here`, given the statuses on their heads and the
+/// repo holding its file of required checks.
 async fn rows_in(
-    mut h: H<'_>,
     state: &AppState,
     monorepo: &MonorepoRow,
     repo: &RepoRow,
+    holder: Option<&RepoRow>,
     here: &[&BranchRow],
     statuses: &[&StatusRow],
-) -> Result<Vec<NeedRow>> {
-    let plain = monorepo.kind == "repo";
+) -> Vec<NeedRow> {
     let mut rows = Vec::new();
     // Read only when a branch gets as far as the gate (a config file read, cached).
     let mut required: Option<Required> = None;
@@ -291,14 +298,13 @@ async fn rows_in(
             let required = match &required {
                 Some(r) => r,
                 None => required.insert(
-                    checks::required(
-                        h.reborrow(),
+                    checks::required_from(
                         &state.checks_config,
                         &state.config.data_dir,
                         repo,
-                        plain,
+                        holder,
                     )
-                    .await?,
+                    .await,
                 ),
             };
             if checks::checks(Some(&b.head), required, &on_head).state != ChecksState::Success {
@@ -320,7 +326,7 @@ async fn rows_in(
             paths: (state_now == NeedState::Conflicts).then(|| conflict_paths(b)),
         });
     }
-    Ok(rows)
+    rows
 }
 
 /// The stored dry run is for the branch's current head and conflicts (whatever main
