@@ -254,6 +254,9 @@ pub fn advice(code: ErrorCode) -> Option<&'static str> {
         ErrorCode::PlainRepo => {
             "a plain repo holds one repository; svc monorepo create makes a monorepo for several"
         }
+        ErrorCode::RateLimited => {
+            "nothing was changed; wait as long as the message says and run the command again"
+        }
         ErrorCode::RepoExists => "pick another path; svc repo list shows the monorepo's repos",
         ErrorCode::Sha256Mismatch => {
             "the bytes changed on the way or while they were read; run the command again"

@@ -147,6 +147,9 @@ error_codes! {
     ProviderError = "provider_error",
     /// The sign-in provider cannot be reached or is not set up.
     ProviderUnavailable = "provider_unavailable",
+    /// Over a request rate of the server (per address or per credential); the answer's
+    /// `Retry-After` says in how many seconds to try again.
+    RateLimited = "rate_limited",
     /// A ref moved while a merge was being made; try again.
     RefMoved = "ref_moved",
     /// Creating a release for a tag that has one.

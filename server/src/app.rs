@@ -51,6 +51,7 @@ pub async fn launch(
     tokio::spawn(crate::hooks::worker::run(state.clone()));
     tokio::spawn(crate::feed::prune_forever(store.clone()));
     tokio::spawn(crate::agents::supervise::sweep(state.clone()));
+    tokio::spawn(crate::rate_limit::forget_idle_forever(state.clone()));
     let agents = state.agents.clone();
     tracing::info!(
         listen = %listener.local_addr()?,
@@ -65,7 +66,9 @@ pub async fn launch(
     let app = crate::middleware::before_routing(crate::router::router(state));
     axum::serve(
         listener,
-        axum::ServiceExt::<Request<axum::body::Body>>::into_make_service(app),
+        axum::ServiceExt::<Request<axum::body::Body>>::into_make_service_with_connect_info::<
+            std::net::SocketAddr,
+        >(app),
     )
     .with_graceful_shutdown(shutdown)
     .await?;

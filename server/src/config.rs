@@ -9,6 +9,7 @@ use serde::Deserialize;
 use url::Url;
 
 use crate::agents::settings::AgentsSettings;
+use crate::rate_limit::RateLimitSettings;
 
 /// Settings for `svc-server` (serving is the default command).
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -64,6 +65,8 @@ struct FileConfig {
     ci: CiSettings,
     #[serde(default)]
     agents: AgentsSettings,
+    #[serde(default)]
+    rate_limits: RateLimitSettings,
 }
 
 /// `[ci]`: the CI services this server talks to.
@@ -161,6 +164,8 @@ pub struct Config {
     pub buildkite: Option<BuildkiteSettings>,
     /// The coding agents sessions run, and their limits.
     pub agents: AgentsSettings,
+    /// Request rates per address and per credential.
+    pub rate_limits: RateLimitSettings,
 }
 
 impl Config {
@@ -208,6 +213,7 @@ impl Config {
             hooks: file.hooks,
             buildkite: buildkite(file.ci.buildkite),
             agents: file.agents,
+            rate_limits: file.rate_limits,
         }
         .checked()
     }
@@ -229,6 +235,7 @@ impl Config {
             hooks: HooksSettings::default(),
             buildkite: None,
             agents: AgentsSettings::default(),
+            rate_limits: RateLimitSettings::default(),
         }
     }
 

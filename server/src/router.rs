@@ -22,5 +22,9 @@ pub fn router(state: AppState) -> Router {
                 "this route does not take that method",
             )
         });
+    let routes = routes.layer(axum::middleware::from_fn_with_state(
+        state.clone(),
+        crate::rate_limit::limit,
+    ));
     crate::middleware::layers(routes).with_state(state)
 }

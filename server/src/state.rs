@@ -1,7 +1,6 @@
 //! The state every handler shares: the store, the configuration, the caches and the
 //! background workers of one server process.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::config::Config;
@@ -50,8 +49,10 @@ pub struct AppState {
     pub agents: Arc<crate::agents::Agents>,
     /// This process's push spool folder, made on the first push.
     pub push_spools: Arc<tokio::sync::OnceCell<crate::git::spool::SpoolDir>>,
-    /// One merge at a time per repo in this process.
-    merge_locks: Arc<std::sync::Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>>,
+    /// This process's request rate limiters.
+    pub rate_limits: Arc<crate::rate_limit::RateLimits>,
+    /// One merge at a time per repo, across processes on PostgreSQL.
+    merge_locks: Arc<crate::repo_lock::RepoLocks>,
 }
 
 impl AppState {
@@ -74,7 +75,7 @@ impl AppState {
             store,
             facts,
             checks_config: Arc::default(),
-            merge_locks: Arc::default(),
+            merge_locks: Arc::new(crate::repo_lock::RepoLocks::new(&config.database_url)),
             hook_wake: Arc::default(),
             push_spools: Arc::default(),
             agents: Arc::default(),
@@ -83,6 +84,7 @@ impl AppState {
                 .build()
                 .unwrap_or_default(),
             diff_streams: Arc::default(),
+            rate_limits: Arc::new(crate::rate_limit::RateLimits::new(&config.rate_limits)),
             presence: Arc::default(),
             config: Arc::new(config),
             oidc,
@@ -92,12 +94,9 @@ impl AppState {
         }
     }
 
-    /// The lock merges into `repo_id` take.
-    pub fn merge_lock(&self, repo_id: &str) -> Arc<tokio::sync::Mutex<()>> {
-        match self.merge_locks.lock() {
-            Ok(mut locks) => locks.entry(repo_id.to_owned()).or_default().clone(),
-            Err(_) => Arc::default(),
-        }
+    /// The lock merges into `repo_id` take, held until dropped.
+    pub async fn merge_lock(&self, repo_id: &str) -> ApiResult<crate::repo_lock::Held> {
+        Ok(self.merge_locks.lock(repo_id).await?)
     }
 
     /// Runs `f` with `repo`'s git repository open, on the blocking pool: git reads and

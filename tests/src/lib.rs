@@ -21,6 +21,7 @@ use serde_json::Value;
 use svc_protocol::user::UserWithCredential;
 use svc_server::agents::settings::AgentsSettings;
 use svc_server::config::{BuildkiteSettings, Config, HooksSettings, LoginSettings, OidcSettings};
+use svc_server::rate_limit::RateLimitSettings;
 use tokio::sync::oneshot;
 
 /// The bootstrap secret every test server is started with.
@@ -47,6 +48,7 @@ pub struct TestAppBuilder {
     hooks: HooksSettings,
     buildkite: Option<BuildkiteSettings>,
     agents: AgentsSettings,
+    rate_limits: RateLimitSettings,
 }
 
 /// The status secret every test server signs status tokens with.
@@ -72,6 +74,12 @@ impl TestAppBuilder {
     /// `[agents]` settings, as the server's TOML writes them (without the header).
     pub fn agents(mut self, toml: &str) -> Self {
         self.agents = AgentsSettings::from_toml(toml).expect("[agents] settings");
+        self
+    }
+
+    /// `[rate_limits]` settings.
+    pub fn rate_limits(mut self, limits: RateLimitSettings) -> Self {
+        self.rate_limits = limits;
         self
     }
 
@@ -121,6 +129,7 @@ impl TestAppBuilder {
         config.hooks = self.hooks;
         config.buildkite = self.buildkite;
         config.agents = self.agents;
+        config.rate_limits = self.rate_limits;
         config.status_secret = Some(STATUS_SECRET.to_owned());
         let (shutdown, server) = serve(listener, config.clone());
         let app = TestApp {
@@ -182,6 +191,12 @@ impl TestApp {
             },
             buildkite: None,
             agents: AgentsSettings::default(),
+            // Tests make many people from one address through the bootstrap route, which
+            // counts as signing in; the rest is as a server runs by default.
+            rate_limits: RateLimitSettings {
+                sign_in_per_minute: 1000,
+                ..RateLimitSettings::default()
+            },
         }
     }
 

@@ -55,6 +55,15 @@ fn shared_statuses(path: &str, method: &str, op: &Value) -> Vec<(&'static str, &
     if path.contains('{') {
         out.push(("404", "not_found: unknown, or not visible to the caller"));
     }
+    let counted = axum::http::Method::from_bytes(method.to_ascii_uppercase().as_bytes())
+        .is_ok_and(|m| crate::rate_limit::class(&m, path).is_some());
+    if counted {
+        out.push((
+            "429",
+            "rate_limited: over the server's request rate for this address or credential; \
+             `Retry-After` gives the seconds to wait",
+        ));
+    }
     if json_body {
         out.push(("413", "too_large: a body over the size limit"));
         if op["requestBody"]["required"] == Value::Bool(true) {
@@ -116,7 +125,7 @@ mod tests {
         got.sort_unstable();
         assert_eq!(
             got,
-            ["200", "400", "401", "403", "404", "413", "415", "422"]
+            ["200", "400", "401", "403", "404", "413", "415", "422", "429"]
         );
         assert_eq!(op["responses"]["404"]["description"], "kept");
     }
@@ -141,6 +150,7 @@ mod tests {
         complete(&mut doc);
         let mut got = statuses(&doc["paths"]["/v1/login/device"]["post"]);
         got.sort_unstable();
-        assert_eq!(got, ["200", "400", "413", "422"]);
+        // Starting a device login counts as signing in: 429 over the rate.
+        assert_eq!(got, ["200", "400", "413", "422", "429"]);
     }
 }

@@ -54,8 +54,7 @@ pub async fn merge(
         let mut conn = state.store.read().await?;
         path.resolve(conn.h(), &caller, Need::Write).await?.1.id
     };
-    let lock = state.merge_lock(&repo_id);
-    let _one_at_once = lock.lock().await;
+    let _one_at_once = state.merge_lock(&repo_id).await?;
     for _ in 0..ATTEMPTS {
         let (repo, row, checks, user) = {
             let mut conn = state.store.read().await?;

@@ -321,8 +321,7 @@ pub async fn save(
     if let Some(agent) = &agent {
         message.push_str(&format!("Svc-Agent: {agent}\n"));
     }
-    let lock = state.merge_lock(&repo.id);
-    let _one_at_once = lock.lock().await;
+    let _one_at_once = state.merge_lock(&repo.id).await?;
     for _ in 0..ATTEMPTS {
         let made = {
             let (base, wanted) = (body.base.clone(), body.changes.clone());
