@@ -9,6 +9,7 @@ use askama::Template;
 use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::Response;
+use futures_util::StreamExt;
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use serde::Deserialize;
 use svc_protocol::branch::{Branch, BranchDiff, Mergeable, Review, ReviewState};
@@ -104,19 +105,65 @@ struct BranchPage {
     facts: Facts,
     checks: ChecksView,
     merge: MergeView,
+    reviews: Vec<ReviewView>,
+    reviews_hidden: usize,
+    artifacts: Vec<ArtifactView>,
+    artifacts_hidden: usize,
+}
+
+/// The diff section, rendered once the rest of the page went out.
+#[derive(Template)]
+#[template(path = "branch_diff.html")]
+struct DiffSection {
+    api: String,
+    main_branch: String,
+    merged: bool,
     diff: Option<DiffView>,
-    /// The API's answer the diff view is made of, kept to make it smaller.
-    diff_source: Option<BranchDiff>,
     diff_error: Option<String>,
     /// The diff's ends, so the script can tell when it changes.
     diff_key: String,
     raw_diff: String,
     /// A blob link's prefix at the head: `/.../-/<repo>/blob/<head>/`.
     blob_base: String,
-    reviews: Vec<ReviewView>,
-    reviews_hidden: usize,
-    artifacts: Vec<ArtifactView>,
-    artifacts_hidden: usize,
+}
+
+/// What the diff section is made from: the branch, and who asks.
+struct DiffJob {
+    state: AppState,
+    caller: crate::auth::Caller,
+    path: BranchPath,
+    section: DiffSection,
+}
+
+impl DiffJob {
+    /// The section's HTML in at most `budget` bytes where the diff allows (it gives way
+    /// first: fewer files' hunks, then none).
+    async fn render(mut self, budget: usize) -> String {
+        let source = match branch_diff(&self.state, &self.caller, &self.path).await {
+            Ok(d) => Some(d),
+            Err(e) => {
+                self.section.diff_error = Some(e);
+                None
+            }
+        };
+        if let Some(d) = &source {
+            self.section.diff_key = format!("{}.{}", d.merge_base, d.head);
+            self.section.diff = Some(DiffView::of(d, branch_diff::HTML_BUDGET.min(budget)));
+        }
+        let mut html = self.section.render().unwrap_or_default();
+        for _ in 0..4 {
+            let (Some(d), Some(s)) = (&self.section.diff, &source) else {
+                break;
+            };
+            if html.len() <= budget {
+                break;
+            }
+            let over = html.len() - budget;
+            self.section.diff = Some(DiffView::of(s, d.budget.saturating_sub(over + 2048)));
+            html = self.section.render().unwrap_or_default();
+        }
+        html
+    }
 }
 
 struct Facts {
@@ -210,22 +257,37 @@ pub async fn page(
         return tree;
     }
     match build(&state, &viewer, path).await {
-        Ok(mut page) => {
-            // The diff gives way until the page fits.
-            for _ in 0..4 {
-                let size = page.render().map(|h| h.len()).unwrap_or(0);
-                let Some(d) = &page.diff else { break };
-                if size <= PAGE_MAX {
-                    break;
-                }
-                let over = size - PAGE_MAX;
-                let budget = d.budget.saturating_sub(over + 2048);
-                page.diff = page.diff_source.as_ref().map(|s| DiffView::of(s, budget));
-            }
-            page::ok(&page)
-        }
+        Ok((page, job)) => streamed(&page, job),
         Err(e) => page::failed(&viewer, e),
     }
+}
+
+/// Where the diff section goes in the rendered page (user text cannot make it: it is
+/// escaped, and sanitized Markdown keeps no comments).
+const DIFF_SLOT: &str = "<!--svc:diff-->";
+
+/// The page up to its diff at once, then the diff section and the rest when the diff is
+/// read: the first bytes never wait for the diff, the whole stays under [`PAGE_MAX`].
+fn streamed(page: &BranchPage, job: DiffJob) -> Response {
+    let html = match page.render() {
+        Ok(html) => html,
+        Err(e) => return page::render_error(e),
+    };
+    let Some((head, tail)) = html.split_once(DIFF_SLOT) else {
+        return page::render_error("the branch page has no place for its diff");
+    };
+    let budget = PAGE_MAX.saturating_sub(head.len() + tail.len());
+    let (head, tail) = (head.to_owned(), tail.to_owned());
+    let rest = async move {
+        let mut rest = job.render(budget).await;
+        rest.push_str(&tail);
+        Ok::<_, std::convert::Infallible>(axum::body::Bytes::from(rest))
+    };
+    let first = std::future::ready(Ok::<_, std::convert::Infallible>(axum::body::Bytes::from(
+        head,
+    )));
+    let parts = futures_util::stream::once(first).chain(futures_util::stream::once(rest));
+    page::streamed(axum::body::Body::from_stream(parts))
 }
 
 /// Main has no branch page (it is not a branch under review): links to it, from the
@@ -244,7 +306,11 @@ async fn main_tree(state: &AppState, viewer: &Viewer, path: &BranchPath) -> Opti
     })
 }
 
-async fn build(state: &AppState, viewer: &Viewer, path: BranchPath) -> ApiResult<BranchPage> {
+async fn build(
+    state: &AppState,
+    viewer: &Viewer,
+    path: BranchPath,
+) -> ApiResult<(BranchPage, DiffJob)> {
     let caller = &viewer.0;
     let (access, repo) = {
         let mut conn = state.store.read().await?;
@@ -274,14 +340,6 @@ async fn build(state: &AppState, viewer: &Viewer, path: BranchPath) -> ApiResult
     let href = branch_page(&label, &repo.name, &b.name);
     let repo_page = format!("/{label}/-/{}", segment(&repo.name));
 
-    let (diff_source, diff_error) = match branch_diff(state, caller, &path).await {
-        Ok(d) => (Some(d), None),
-        Err(e) => (None, Some(e)),
-    };
-    let diff_key = diff_source
-        .as_ref()
-        .map(|d| format!("{}.{}", d.merge_base, d.head))
-        .unwrap_or_default();
     let reviews_all = all_reviews(state, caller, &path).await?;
     let artifact_list = artifacts::list(State(state.clone()), caller.clone(), Path(path.clone()))
         .await?
@@ -311,19 +369,11 @@ async fn build(state: &AppState, viewer: &Viewer, path: BranchPath) -> ApiResult
         viewer,
     );
     layout.monorepo = Some(label.clone());
-    Ok(BranchPage {
+    let page = BranchPage {
         layout,
         facts: facts(&b),
         checks: checks_view(&b),
         merge: merge_view(&b, repo.default_head.as_deref()),
-        diff: diff_source
-            .as_ref()
-            .map(|d| DiffView::of(d, branch_diff::HTML_BUDGET)),
-        diff_source,
-        diff_error,
-        diff_key,
-        raw_diff: format!("{api}/diff?format=patch&max_bytes={RAW_PATCH_BYTES}"),
-        blob_base: format!("{repo_page}/blob/{}/", b.head),
         main_href: format!("{repo_page}/tree/{}", segment(&repo.default_branch)),
         repo_href: repo_page.clone(),
         head_short: short(&b.head),
@@ -343,9 +393,25 @@ async fn build(state: &AppState, viewer: &Viewer, path: BranchPath) -> ApiResult
         repo: repo.name.clone(),
         branch: b.name.clone(),
         href,
-        api,
-        b,
-    })
+        api: api.clone(),
+        b: b.clone(),
+    };
+    let job = DiffJob {
+        state: state.clone(),
+        caller: caller.clone(),
+        path,
+        section: DiffSection {
+            raw_diff: format!("{api}/diff?format=patch&max_bytes={RAW_PATCH_BYTES}"),
+            blob_base: format!("{repo_page}/blob/{}/", b.head),
+            api,
+            main_branch: repo.default_branch.clone(),
+            merged: b.state == "merged",
+            diff: None,
+            diff_error: None,
+            diff_key: String::new(),
+        },
+    };
+    Ok((page, job))
 }
 
 /// The page's part of the diff (the plain form, a patch budget), or why there is none.

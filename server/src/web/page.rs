@@ -75,17 +75,26 @@ impl Layout {
 /// A rendered page with the pages' headers.
 pub fn render(status: StatusCode, page: &impl Template) -> Response {
     match page.render() {
-        Ok(html) => with_headers(status, html),
-        Err(e) => ApiError::internal(e).into_response(),
+        Ok(html) => with_headers((status, Html(html)).into_response()),
+        Err(e) => render_error(e),
     }
+}
+
+/// A page that could not be rendered: the API's 500.
+pub fn render_error(e: impl std::fmt::Display) -> Response {
+    ApiError::internal(e).into_response()
+}
+
+/// A page sent as it is made (`body` yields its parts), with the pages' headers.
+pub fn streamed(body: axum::body::Body) -> Response {
+    with_headers(Html(body).into_response())
 }
 
 pub fn ok(page: &impl Template) -> Response {
     render(StatusCode::OK, page)
 }
 
-fn with_headers(status: StatusCode, html: String) -> Response {
-    let mut response = (status, Html(html)).into_response();
+fn with_headers(mut response: Response) -> Response {
     let headers = response.headers_mut();
     headers.insert(
         header::CONTENT_SECURITY_POLICY,
