@@ -87,8 +87,10 @@ pub async fn remove(
     Path(path): Path<MemberPath>,
 ) -> ApiResult<StatusCode> {
     let login = path.login.to_ascii_lowercase();
+    // Leaving is a write: a review session's credential, which only reads and posts
+    // reviews, may not take its person out.
     let need = if login == caller.login {
-        Need::Read
+        Need::Write
     } else {
         Need::Own
     };

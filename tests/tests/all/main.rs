@@ -15,6 +15,7 @@ mod activity;
 mod agents;
 mod api_basics;
 mod artifacts;
+mod authz_matrix;
 mod branches;
 mod browser;
 mod ci;
