@@ -37,6 +37,15 @@ pub async fn launch(
         .map(|s| Arc::new(oidc::Provider::new(s, http)));
     // Before any push can spool: what processes that died left behind goes.
     crate::git::spool::remove_leftovers(&config.data_dir);
+    // Likewise release uploads; on a shared database only old ones, after a start.
+    if store.postgres().is_none() {
+        crate::releases::files::remove_leftovers(&store, &config.data_dir, true).await;
+    } else {
+        let (store, data_dir) = (store.clone(), config.data_dir.clone());
+        tokio::spawn(async move {
+            crate::releases::files::remove_leftovers(&store, &data_dir, false).await;
+        });
+    }
     let state = AppState::new(store.clone(), config, oidc);
     tokio::spawn(crate::git::record::record_all(state.clone()));
     // Once any lock a killed git left is stale (never a live one), it goes.

@@ -98,6 +98,26 @@ pub fn flag<'de, D: serde::Deserializer<'de>>(value: D) -> Result<bool, D::Error
     }
 }
 
+/// Longest `Idempotency-Key`.
+pub const IDEMPOTENCY_KEY_MAX: usize = 255;
+
+/// The `Idempotency-Key` header, if sent: 1 to [`IDEMPOTENCY_KEY_MAX`] visible ASCII
+/// characters (as `HeaderValue::to_str` takes them), else 400 `bad_request`.
+pub fn idempotency_key(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
+    match headers.get("idempotency-key") {
+        None => Ok(None),
+        Some(v) => match v.to_str() {
+            Ok(k) if !k.is_empty() && k.len() <= IDEMPOTENCY_KEY_MAX => Ok(Some(k.to_owned())),
+            _ => Err(ApiError::bad_request(
+                ErrorCode::BadRequest,
+                format!(
+                    "an Idempotency-Key is 1 to {IDEMPOTENCY_KEY_MAX} visible ASCII characters"
+                ),
+            )),
+        },
+    }
+}
+
 /// A list's `limit`: `default` when absent, else 1 to `max`; anything else answers 400.
 pub fn page_limit(given: Option<i64>, default: i64, max: i64) -> Result<i64, ApiError> {
     let limit = given.unwrap_or(default);

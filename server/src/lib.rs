@@ -11,6 +11,7 @@ pub mod cache;
 pub mod checks;
 pub mod ci;
 pub mod config;
+pub mod crash;
 pub mod credential_cache;
 pub mod error;
 pub mod extract;
@@ -44,3 +45,12 @@ pub mod web;
 pub use app::launch;
 pub use config::Config;
 pub use state::AppState;
+
+/// What the fuzz targets in `fuzz/` reach that is not public otherwise; not an API.
+#[doc(hidden)]
+pub mod fuzzing {
+    pub use crate::git::pkt::{FLUSH, PushHead, RefUpdate, line, read_push_head, refusal};
+    pub use crate::git::read::walk::{history_cursor, parse_history_cursor};
+    pub use crate::routes::branches::parse_cursor;
+    pub use crate::web::markdown::to_html as markdown_to_html;
+}

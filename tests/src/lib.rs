@@ -8,6 +8,7 @@ pub mod git;
 pub mod laptop;
 pub mod machine;
 pub mod pg;
+mod process;
 pub mod receiver;
 pub mod snapshot;
 pub mod web;
@@ -34,9 +35,20 @@ pub struct TestApp {
     pub data_dir: tempfile::TempDir,
     /// The server's settings (database URL, data dir), for tests that reach under the API.
     pub config: Config,
-    shutdown: Option<oneshot::Sender<()>>,
-    server: Option<std::thread::JoinHandle<anyhow::Result<()>>>,
+    running: Option<Running>,
+    /// The settings file of a server run as a child process.
+    settings_file: Option<std::path::PathBuf>,
     _database: Option<pg::TempDatabase>,
+}
+
+/// How a test server runs: on a thread of the test process (most tests), or as a child
+/// process, for the tests that kill it.
+enum Running {
+    Thread {
+        shutdown: oneshot::Sender<()>,
+        server: ServerThread,
+    },
+    Process(KillOnDrop),
 }
 
 /// Settings a test may change before the server starts.
@@ -48,7 +60,10 @@ pub struct TestAppBuilder {
     hooks: HooksSettings,
     buildkite: Option<BuildkiteSettings>,
     agents: AgentsSettings,
+    /// `[agents]` as given, for a settings file.
+    agents_toml: String,
     rate_limits: RateLimitSettings,
+    process: bool,
 }
 
 /// The status secret every test server signs status tokens with.
@@ -74,12 +89,20 @@ impl TestAppBuilder {
     /// `[agents]` settings, as the server's TOML writes them (without the header).
     pub fn agents(mut self, toml: &str) -> Self {
         self.agents = AgentsSettings::from_toml(toml).expect("[agents] settings");
+        toml.clone_into(&mut self.agents_toml);
         self
     }
 
     /// `[rate_limits]` settings.
     pub fn rate_limits(mut self, limits: RateLimitSettings) -> Self {
         self.rate_limits = limits;
+        self
+    }
+
+    /// Runs the server as a child process (the `svc-server` binary with a settings file),
+    /// which [`TestApp::crash_at`] can arm to die with SIGKILL at a crash point.
+    pub fn process(mut self) -> Self {
+        self.process = true;
         self
     }
 
@@ -131,14 +154,20 @@ impl TestAppBuilder {
         config.agents = self.agents;
         config.rate_limits = self.rate_limits;
         config.status_secret = Some(STATUS_SECRET.to_owned());
-        let (shutdown, server) = serve(listener, config.clone());
-        let app = TestApp {
+        let (running, settings_file) = if self.process {
+            drop(listener);
+            let file = process::write_settings(data_dir.path(), &config, &self.agents_toml);
+            (Running::Process(process::spawn(&file, None)), Some(file))
+        } else {
+            (serve(listener, config.clone()), None)
+        };
+        let mut app = TestApp {
             base: format!("http://{addr}"),
             client: client(),
             data_dir,
             config,
-            shutdown: Some(shutdown),
-            server: Some(server),
+            running: Some(running),
+            settings_file,
             _database: database,
         };
         app.wait_ready().await;
@@ -150,7 +179,7 @@ type ServerThread = std::thread::JoinHandle<anyhow::Result<()>>;
 
 /// Runs the server on a runtime of its own, so a test may block (running git, say)
 /// without stalling it.
-fn serve(listener: std::net::TcpListener, config: Config) -> (oneshot::Sender<()>, ServerThread) {
+fn serve(listener: std::net::TcpListener, config: Config) -> Running {
     let (tx, rx) = oneshot::channel();
     let server = std::thread::spawn(move || {
         let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -165,7 +194,10 @@ fn serve(listener: std::net::TcpListener, config: Config) -> (oneshot::Sender<()
             .await
         })
     });
-    (tx, server)
+    Running::Thread {
+        shutdown: tx,
+        server,
+    }
 }
 
 /// An HTTP client that never follows redirects, so tests see each hop.
@@ -191,6 +223,8 @@ impl TestApp {
             },
             buildkite: None,
             agents: AgentsSettings::default(),
+            agents_toml: String::new(),
+            process: false,
             // Tests make many people from one address through the bootstrap route, which
             // counts as signing in; the rest is as a server runs by default.
             rate_limits: RateLimitSettings {
@@ -205,16 +239,19 @@ impl TestApp {
         Self::builder().start().await
     }
 
-    async fn wait_ready(&self) {
+    async fn wait_ready(&mut self) {
         for _ in 0..300 {
             if let Ok(r) = self.client.get(self.url("/healthz")).send().await
                 && r.status().is_success()
             {
                 return;
             }
-            if self.server.as_ref().is_some_and(|s| s.is_finished()) {
-                panic!("svc-server exited before it was ready");
-            }
+            let exited = match &mut self.running {
+                Some(Running::Thread { server, .. }) => server.is_finished(),
+                Some(Running::Process(child)) => child.0.try_wait().ok().flatten().is_some(),
+                None => false,
+            };
+            assert!(!exited, "svc-server exited before it was ready");
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
         panic!("svc-server did not answer /healthz");
@@ -256,14 +293,20 @@ impl TestApp {
     }
 
     async fn halt(&mut self) {
-        if let Some(tx) = self.shutdown.take() {
-            let _ = tx.send(());
-        }
-        if let Some(server) = self.server.take() {
-            let joined = tokio::task::spawn_blocking(move || server.join())
-                .await
-                .expect("join task");
-            joined.expect("server thread").expect("server result");
+        match self.running.take() {
+            Some(Running::Thread { shutdown, server }) => {
+                let _ = shutdown.send(());
+                let joined = tokio::task::spawn_blocking(move || server.join())
+                    .await
+                    .expect("join task");
+                joined.expect("server thread").expect("server result");
+            }
+            Some(Running::Process(mut child)) => {
+                tokio::task::spawn_blocking(move || process::stop(&mut child))
+                    .await
+                    .expect("stop task");
+            }
+            None => {}
         }
     }
 
@@ -277,14 +320,14 @@ impl TestApp {
             base_url: format!("http://{addr}/").parse().expect("url"),
             ..self.config.clone()
         };
-        let (shutdown, server) = serve(listener, config.clone());
-        let twin = TestApp {
+        let running = serve(listener, config.clone());
+        let mut twin = TestApp {
             base: format!("http://{addr}"),
             client: client(),
             data_dir: tempfile::tempdir().expect("temp dir"),
             config,
-            shutdown: Some(shutdown),
-            server: Some(server),
+            running: Some(running),
+            settings_file: None,
             _database: None,
         };
         twin.wait_ready().await;
@@ -294,6 +337,36 @@ impl TestApp {
     /// Stops the server and starts a new one on the same address, data dir and database.
     pub async fn restart(&mut self) {
         self.halt().await;
+        self.start_again(None).await;
+    }
+
+    /// Restarts a server run as a process ([`TestAppBuilder::process`]) armed to kill
+    /// itself with SIGKILL at the crash point `point`; [`TestApp::crashed`] waits for it.
+    pub async fn crash_at(&mut self, point: &str) {
+        self.halt().await;
+        self.start_again(Some(point)).await;
+    }
+
+    /// Waits for the server armed by [`TestApp::crash_at`] to die at `point` by SIGKILL,
+    /// then starts it again, unarmed.
+    pub async fn crashed(&mut self, point: &str) {
+        match &mut self.running {
+            Some(Running::Process(child)) => process::killed(child, point).await,
+            _ => panic!("only a server run as a process crashes"),
+        }
+        self.running = None;
+        self.start_again(None).await;
+    }
+
+    /// Starts the server on its old address (a process armed at `crash_at`).
+    async fn start_again(&mut self, crash_at: Option<&str>) {
+        if let Some(file) = &self.settings_file {
+            // The port is free once the process is gone.
+            self.running = Some(Running::Process(process::spawn(file, crash_at)));
+            self.wait_ready().await;
+            return;
+        }
+        assert!(crash_at.is_none(), "only a server run as a process crashes");
         // The old server's sockets may take a moment to let go of the port.
         let mut bound = std::net::TcpListener::bind(self.config.listen);
         for _ in 0..100 {
@@ -305,9 +378,7 @@ impl TestApp {
         }
         let listener = bound.expect("bind again");
         listener.set_nonblocking(true).expect("nonblocking");
-        let (shutdown, server) = serve(listener, self.config.clone());
-        self.shutdown = Some(shutdown);
-        self.server = Some(server);
+        self.running = Some(serve(listener, self.config.clone()));
         self.wait_ready().await;
     }
 }
@@ -335,8 +406,9 @@ fn listen() -> std::net::TcpListener {
 
 impl Drop for TestApp {
     fn drop(&mut self) {
-        if let Some(tx) = self.shutdown.take() {
-            let _ = tx.send(());
+        // A thread's server stops on its own; a process is killed with its KillOnDrop.
+        if let Some(Running::Thread { shutdown, .. }) = self.running.take() {
+            let _ = shutdown.send(());
         }
     }
 }

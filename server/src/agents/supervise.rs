@@ -404,6 +404,7 @@ async fn pump(
                 match store_message(state, &row.id, &message).await {
                     Ok(index) => {
                         appended.send_replace(index);
+                        crate::crash::point("agent.message");
                         if index + 1 >= max {
                             full = Some(format!("the transcript reached its limit of {max} messages"));
                             started.running.stop();

@@ -64,11 +64,14 @@ fn text(v: &Value) -> Option<String> {
     v.as_str().filter(|s| !s.is_empty()).map(str::to_owned)
 }
 
-/// An RFC 3339 time of a Buildkite object, in ms.
-fn at(v: &Value) -> Option<i64> {
+/// An RFC 3339 time of a Buildkite object, in ms; none outside years 0 to 9999 in UTC,
+/// which RFC 3339 cannot print back (`0000-01-01T00:30:00+01:00` is in year -1).
+pub fn at(v: &Value) -> Option<i64> {
     let s = v.as_str()?;
     time::OffsetDateTime::parse(s, &time::format_description::well_known::Rfc3339)
         .ok()
+        .and_then(|t| t.checked_to_offset(time::UtcOffset::UTC))
+        .filter(|t| (0..10_000).contains(&t.year()))
         .map(ms_of)
 }
 
@@ -414,4 +417,41 @@ impl<'c> Outbox<'c> {
 
 fn bad(message: &str) -> ApiError {
     ApiError::bad_request(svc_protocol::ErrorCode::BadRequest, message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_are_only_those_rfc3339_prints_back() {
+        // From fuzz/fuzz_targets/buildkite_webhook.rs: a build created at this time (year
+        // -1 in UTC) made `build_view` unprintable, and `json!` in `apply` panicked.
+        for s in [
+            "0000-01-01T00:30:00+01:00",
+            "0000-01-01T00:00:00+00:01",
+            "9999-12-31T23:59:59-00:01",
+        ] {
+            assert_eq!(at(&json!(s)), None, "{s}");
+        }
+        for s in [
+            "0000-01-01T00:00:00Z",
+            "0000-01-01T00:30:00-01:00",
+            "2025-06-01T10:00:00.123+02:00",
+            "9999-12-31T23:59:59Z",
+        ] {
+            let ms = at(&json!(s)).unwrap_or_else(|| panic!("{s}"));
+            let t = time_of(ms);
+            assert_eq!(ms_of(t), ms, "{s}");
+            assert!(
+                t.format(&time::format_description::well_known::Rfc3339)
+                    .is_ok(),
+                "{s}"
+            );
+        }
+        assert_eq!(
+            at(&json!("2025-06-01T10:00:00.123Z")),
+            Some(1_748_772_000_123)
+        );
+    }
 }

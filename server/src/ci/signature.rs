@@ -53,7 +53,8 @@ pub fn check(headers: &HeaderMap, body: &[u8], token: &str, now: i64) -> Result<
         let (Some(timestamp), Some(signature)) = (timestamp, signature) else {
             return Err(Refused::Malformed);
         };
-        if (now - timestamp).abs() > TOLERANCE_S {
+        // `abs_diff`: a timestamp near `i64::MIN` must not overflow (found by fuzzing).
+        if now.abs_diff(timestamp) > TOLERANCE_S.unsigned_abs() {
             return Err(Refused::Stale);
         }
         let mut mac = Hmac::<Sha256>::new_from_slice(token.as_bytes()).expect("any key length");
@@ -142,6 +143,36 @@ mod tests {
         assert_eq!(
             check(&HeaderMap::new(), body, "tok", 0),
             Err(Refused::Missing)
+        );
+    }
+
+    #[test]
+    fn a_timestamp_far_from_now_is_stale_not_an_overflow() {
+        // From fuzz/fuzz_targets/buildkite_webhook.rs: `now - timestamp` overflowed (a
+        // panic in debug builds; in release it wrapped to "0 s off" and a signature made
+        // for that timestamp was taken as fresh).
+        let (body, now) = (b"{}", 1_764_000_000);
+        for t in [now + i64::MIN, i64::MIN, i64::MIN + 1, i64::MAX] {
+            let signed = sign("tok", t, body);
+            assert_eq!(
+                check(&with("x-ci-signature", &signed), body, "tok", now),
+                Err(Refused::Stale),
+                "{t}"
+            );
+        }
+        let far = "timestamp=-9223372035090775808,signature=00";
+        assert_eq!(
+            check(&with("x-ci-signature", far), body, "tok", now),
+            Err(Refused::Stale)
+        );
+        assert_eq!(
+            check(
+                &with("x-ci-signature", &sign("tok", 1, body)),
+                body,
+                "tok",
+                i64::MIN
+            ),
+            Err(Refused::Stale)
         );
     }
 }

@@ -7,7 +7,7 @@ pub mod door;
 pub mod last_commits;
 pub mod merge;
 pub mod meta;
-mod pkt;
+pub(crate) mod pkt;
 pub mod read;
 pub mod record;
 pub mod spool;

@@ -75,12 +75,19 @@ pub fn line(payload: &[u8]) -> Vec<u8> {
 
 pub const FLUSH: &[u8] = b"0000";
 
+/// `text` cut at a character boundary to at most `room` bytes, so that its pkt-line fits
+/// (a reason or message naming a long ref twice would not; found by fuzzing).
+fn fit(text: &str, room: usize) -> &str {
+    &text[..text.floor_char_boundary(room)]
+}
+
 /// The whole answer refusing a push: `message` shown as `remote:` lines, and every ref
 /// reported `ng` with `reason`. Nothing was written.
 pub fn refusal(head: &PushHead, reason: &str, message: &str) -> Vec<u8> {
     let mut report = line(b"unpack ok\n");
     for update in &head.updates {
-        report.extend(line(format!("ng {} {reason}\n", update.refname).as_bytes()));
+        let ng = format!("ng {} {reason}", update.refname);
+        report.extend(line(format!("{}\n", fit(&ng, MAX_PAYLOAD - 1)).as_bytes()));
     }
     report.extend_from_slice(FLUSH);
     if !head.side_band() {
@@ -89,7 +96,7 @@ pub fn refusal(head: &PushHead, reason: &str, message: &str) -> Vec<u8> {
     let mut out = Vec::new();
     for text in message.lines() {
         let mut payload = vec![2u8];
-        payload.extend_from_slice(format!("{text}\n").as_bytes());
+        payload.extend_from_slice(format!("{}\n", fit(text, MAX_PAYLOAD - 2)).as_bytes());
         out.extend(line(&payload));
     }
     for chunk in report.chunks(MAX_PAYLOAD - 1) {
@@ -154,5 +161,60 @@ mod tests {
         let out = refusal(&banded, "r", "hi");
         assert!(out.starts_with(b"0008\x02hi\n"));
         assert!(out.ends_with(b"00000000"));
+    }
+
+    /// The payloads of `out`'s pkt-lines (`None` for a flush), each length checked.
+    fn payloads(mut out: &[u8]) -> Vec<Option<&[u8]>> {
+        let mut lines = Vec::new();
+        while !out.is_empty() {
+            let hex = std::str::from_utf8(&out[..4]).unwrap();
+            let len = usize::from_str_radix(hex, 16).unwrap();
+            assert!(len == 0 || (5..=MAX_PAYLOAD + 4).contains(&len), "{hex}");
+            lines.push((len > 0).then(|| &out[4..len]));
+            out = &out[len.max(4)..];
+        }
+        lines
+    }
+
+    #[test]
+    fn long_names_still_make_pkt_lines_that_fit() {
+        // From fuzz/fuzz_targets/pkt_line.rs: a refusal naming a long ref (a clash names
+        // it twice) wrote pkt-lines over 65520 bytes, with a five-digit length.
+        let name = format!("a/{}", "é".repeat(16_000));
+        let refname = format!("refs/heads/{name}");
+        let head = PushHead {
+            updates: vec![RefUpdate {
+                old: "0".repeat(40),
+                new: "1".repeat(40),
+                refname: refname.clone(),
+            }],
+            capabilities: vec!["side-band-64k".into()],
+        };
+        let reason = format!("{name} clashes with the branch {name}");
+        let out = refusal(
+            &head,
+            &reason,
+            &format!("svc: {reason}\nsvc: nothing landed."),
+        );
+        let mut report = Vec::new();
+        let banded = payloads(&out);
+        assert_eq!(banded.last(), Some(&None));
+        for payload in banded.iter().flatten() {
+            match payload[0] {
+                1 => report.extend_from_slice(&payload[1..]),
+                2 => assert!(std::str::from_utf8(&payload[1..]).is_ok()),
+                other => panic!("channel {other}"),
+            }
+        }
+        let report = payloads(&report);
+        assert_eq!(report.len(), 3);
+        assert_eq!(report[0], Some(&b"unpack ok\n"[..]));
+        let ng = std::str::from_utf8(report[1].unwrap()).unwrap();
+        assert!(
+            ng.starts_with(&format!("ng {refname} {name} clashes")),
+            "cut at the end"
+        );
+        assert!(ng.ends_with('\n'));
+        assert_eq!(report[2], None);
     }
 }

@@ -33,6 +33,24 @@ pub async fn run(state: AppState) {
     };
     let mut bell = state.live.bell();
     let mut last_prune = 0;
+    // A SQLite server is the only process: a lease left is a try a crash cut off (sent
+    // or not), due again now rather than when the lease would have run out.
+    if state.store.postgres().is_none() {
+        let released = async {
+            let mut tx = state.store.begin().await?;
+            let n = hooks::release_leases(tx.h()).await?;
+            tx.commit().await?;
+            Ok::<_, crate::store::Error>(n)
+        };
+        match released.await {
+            Ok(0) => {}
+            Ok(n) => tracing::info!(
+                deliveries = n,
+                "hook deliveries a crash cut off are due again"
+            ),
+            Err(e) => tracing::error!(error = %e, "cannot release the leases of hook deliveries"),
+        }
+    }
     loop {
         let now = now_ms();
         // A read first: every SQLite commit rings the bell, and a write transaction per
@@ -145,6 +163,7 @@ async fn try_one(state: AppState, clients: Clients, d: DeliveryRow, lease: i64) 
             error: Some(format!("cannot build the delivery: {e}")),
         },
     };
+    crate::crash::point("hook.sent");
     if let Err(e) = record(&state, &d, lease, at, &outcome).await {
         tracing::error!(delivery = %d.id, error = %e, "cannot record a hook delivery try");
     }

@@ -39,6 +39,48 @@ pub async fn remove_repo(data_dir: &Path, repo_id: &str) {
     }
 }
 
+/// How old bytes no row names must be before a sweep on a shared database takes them: an
+/// upload in flight on another server is younger.
+const LEFTOVER_AGE: std::time::Duration = std::time::Duration::from_secs(24 * 60 * 60);
+
+/// Removes what uploads cut off by a crash left: `.part` files, and whole blobs no row
+/// names (the crash fell between the rename and the commit). `all` (a SQLite server, the
+/// only process, before it serves): every one; else only those older than a day, as
+/// another server may be mid-upload. Failures only leave bytes behind.
+pub async fn remove_leftovers(store: &crate::store::Store, data_dir: &Path, all: bool) {
+    let Ok(mut repos) = tokio::fs::read_dir(dir(data_dir)).await else {
+        return;
+    };
+    while let Ok(Some(repo)) = repos.next_entry().await {
+        let repo_id = repo.file_name().to_string_lossy().into_owned();
+        let named: std::collections::HashSet<String> = match store.read().await {
+            Ok(mut conn) => match crate::store::releases::blobs_of(conn.h(), &repo_id).await {
+                Ok(blobs) => blobs.into_iter().collect(),
+                Err(_) => continue,
+            },
+            Err(_) => return,
+        };
+        let Ok(mut files) = tokio::fs::read_dir(repo.path()).await else {
+            continue;
+        };
+        while let Ok(Some(file)) = files.next_entry().await {
+            let name = file.file_name().to_string_lossy().into_owned();
+            if named.contains(&format!("{repo_id}/{name}")) {
+                continue;
+            }
+            let old = file
+                .metadata()
+                .await
+                .and_then(|m| m.modified())
+                .is_ok_and(|at| at.elapsed().unwrap_or_default() > LEFTOVER_AGE);
+            if all || old {
+                tracing::info!(repo = %repo_id, file = %name, "removing a release file an upload left");
+                let _ = tokio::fs::remove_file(file.path()).await;
+            }
+        }
+    }
+}
+
 /// Removes blobs no row names any more (after the commit that let go of them); a
 /// failure only leaves bytes behind.
 pub async fn remove_blobs(data_dir: &Path, blobs: &[String]) {
@@ -158,6 +200,7 @@ pub async fn receive(
         }
         hasher.update(&chunk);
         file.write_all(&chunk).await.map_err(ApiError::internal)?;
+        crate::crash::point("release.receiving");
     }
     if size != length {
         return Err(ApiError::bad_request(

@@ -25,9 +25,6 @@ use crate::state::AppState;
 use crate::store::artifacts::{self, CommentRow};
 use crate::store::{monorepos, now_ms};
 
-/// Longest `Idempotency-Key`.
-const KEY_MAX: usize = 255;
-
 fn actor(caller: &Caller, agent: Option<String>) -> Actor {
     Actor {
         login: Some(caller.login.clone()),
@@ -59,17 +56,7 @@ pub async fn add(
     Path(path): Path<ArtifactPath>,
     Json(body): Json<NewArtifactComment>,
 ) -> ApiResult<Response> {
-    let key = match headers.get("idempotency-key") {
-        None => None,
-        Some(v) => match v.to_str() {
-            Ok(k) if !k.is_empty() && k.len() <= KEY_MAX => Some(k.to_owned()),
-            _ => {
-                return Err(bad(format!(
-                    "an Idempotency-Key is 1 to {KEY_MAX} visible ASCII characters"
-                )));
-            }
-        },
-    };
+    let key = crate::extract::idempotency_key(&headers)?;
     check_body(&body.body)?;
     let asked = mentioned(&body.body)?;
     let anchor = match (&body.anchor, &body.quote) {

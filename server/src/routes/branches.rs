@@ -102,7 +102,7 @@ pub struct ListQuery {
     pub(crate) state: Option<String>,
 }
 
-fn parse_cursor(cursor: &str) -> ApiResult<After> {
+pub fn parse_cursor(cursor: &str) -> ApiResult<After> {
     let bad = || {
         ApiError::bad_request(
             ErrorCode::BadCursor,

@@ -95,5 +95,6 @@ pub async fn receive(
         crate::ci::Source::Webhook(checked),
     )
     .await?;
+    crate::crash::point("ci.applied");
     Ok(Json(serde_json::json!({"ok": true})))
 }

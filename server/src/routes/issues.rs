@@ -32,7 +32,6 @@ const TITLE_MAX: usize = 256;
 const BODY_MAX: usize = 65_536;
 /// How long an `Idempotency-Key` answers the first issue.
 const KEY_KEPT_MS: i64 = 24 * 3600 * 1000;
-const KEY_MAX: usize = 255;
 
 /// A title: up to 256 characters as sent (the schema's count), not blank, one line.
 fn title(t: &str) -> ApiResult<String> {
@@ -243,18 +242,7 @@ pub async fn create(
     Path(path): Path<MonorepoPath>,
     Json(body): Json<CreateIssue>,
 ) -> ApiResult<Response> {
-    let key = match headers.get("idempotency-key") {
-        None => None,
-        Some(v) => match v.to_str() {
-            Ok(k) if !k.is_empty() && k.len() <= KEY_MAX => Some(k.to_owned()),
-            _ => {
-                return Err(ApiError::bad_request(
-                    ErrorCode::BadRequest,
-                    format!("an Idempotency-Key is 1 to {KEY_MAX} visible ASCII characters"),
-                ));
-            }
-        },
-    };
+    let key = crate::extract::idempotency_key(&headers)?;
     let the_title = title(&body.title)?;
     let the_body = body.body.clone().unwrap_or_default();
     body_size(&the_body)?;

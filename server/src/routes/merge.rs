@@ -142,6 +142,7 @@ pub async fn merge(
             merges::insert(tx.h(), &pending).await?;
             tx.commit().await?;
         }
+        crate::crash::point("merge.pending");
         let main_ref = format!("refs/heads/{}", repo.default_branch);
         let moved = state
             .git(&repo, move |git| {
@@ -161,6 +162,7 @@ pub async fn merge(
             }
             Err(e) => return Err(e.into()),
         }
+        crate::crash::point("merge.moved");
         let actor = Actor {
             login: Some(caller.login.clone()),
             agent: agent.clone(),

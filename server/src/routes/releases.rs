@@ -482,6 +482,7 @@ pub async fn upload(
     let data_dir = &state.config.data_dir;
     let got = files::receive(data_dir, &repo.id, body, length, expected.as_deref()).await?;
     let new_blob = got.blob.clone();
+    crate::crash::point("release.received");
     let kept = async {
         let mut tx = state.store.begin().await?;
         if !rows::lock(tx.h(), release.id).await? {

@@ -135,6 +135,15 @@ pub async fn take_due(
         .bind(now).bind(lease_until).bind(limit).bind(per_hook).fetch_all(c).await?))
 }
 
+/// Lets go of every delivery's lease (a SQLite server at start, the only process: no try
+/// is in flight); answers how many were held.
+pub async fn release_leases(h: H<'_>) -> Result<u64> {
+    Ok(on!(h, c => sqlx::query(
+        "UPDATE hook_deliveries SET lease_until = NULL WHERE lease_until IS NOT NULL",
+    )
+    .execute(c).await?.rows_affected()))
+}
+
 /// When the next pending delivery is due, if any (leased ones at their lease's end).
 pub async fn next_due(h: H<'_>) -> Result<Option<i64>> {
     Ok(on!(h, c => sqlx::query_scalar::<_, Option<i64>>(

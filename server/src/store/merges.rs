@@ -20,10 +20,15 @@ pub struct MergeRow {
 const COLUMNS: &str =
     "repo_id, sha, branch, head, merged_by, merged_agent, forced, merged_at, done";
 
+/// Records a merge about to move main. The same commit made again (a merge retried in
+/// the same second after a crash left its first try pending) takes the old row's place.
 pub async fn insert(h: H<'_>, m: &MergeRow) -> Result<()> {
     on!(h, c => sqlx::query(
         "INSERT INTO merges (repo_id, sha, branch, head, merged_by, merged_agent, forced, merged_at, done)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+         ON CONFLICT (repo_id, sha) DO UPDATE SET branch = excluded.branch, head = excluded.head,
+           merged_by = excluded.merged_by, merged_agent = excluded.merged_agent,
+           forced = excluded.forced, merged_at = excluded.merged_at, done = excluded.done",
     )
     .bind(&m.repo_id).bind(&m.sha).bind(&m.branch).bind(&m.head).bind(&m.merged_by)
     .bind(&m.merged_agent).bind(m.forced).bind(m.merged_at).bind(m.done)

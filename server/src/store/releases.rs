@@ -182,11 +182,11 @@ pub async fn delete_file(h: H<'_>, release_id: i64, name: &str) -> Result<()> {
     Ok(())
 }
 
-/// Whether a file row still names `blob` (the sweep of leftover blobs asks).
-pub async fn blob_used(h: H<'_>, blob: &str) -> Result<bool> {
-    Ok(
-        on!(h, c => sqlx::query_scalar::<_, i64>("SELECT COUNT(*) FROM release_files WHERE blob = $1")
-        .bind(blob).fetch_one(c).await?)
-            > 0,
+/// Every blob a file row of `repo_id`'s releases names (the start-up sweep of bytes an
+/// upload cut off by a crash left keeps these).
+pub async fn blobs_of(h: H<'_>, repo_id: &str) -> Result<Vec<String>> {
+    Ok(on!(h, c => sqlx::query_scalar(
+        "SELECT f.blob FROM release_files f JOIN releases r ON r.id = f.release_id WHERE r.repo_id = $1",
     )
+    .bind(repo_id).fetch_all(c).await?))
 }

@@ -11,7 +11,7 @@ mod branch_diff;
 mod code;
 mod home;
 mod issues;
-mod markdown;
+pub(crate) mod markdown;
 mod monorepo;
 mod page;
 mod releases;

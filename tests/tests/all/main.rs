@@ -32,6 +32,7 @@ mod cli_output;
 mod cli_releases;
 mod code;
 mod completions;
+mod crashes;
 mod daemon;
 mod daemon_meta;
 mod device_flow;

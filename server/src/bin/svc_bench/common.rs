@@ -183,7 +183,9 @@ impl Server {
         Server::start_with(data_dir, database_url, log, None).await
     }
 
-    /// The same, with a configuration file.
+    /// The same, with a configuration file. The request rates a public server keeps are
+    /// switched off unless the file sets them: a bench seeds thousands of writes a minute
+    /// with one credential and measures speed, not the limits.
     pub async fn start_with(
         data_dir: &Path,
         database_url: Option<&str>,
@@ -191,10 +193,20 @@ impl Server {
         config: Option<&Path>,
     ) -> anyhow::Result<Server> {
         let port = free_port()?;
-        let mut cmd = Command::new(server_bin()?);
-        if let Some(config) = config {
-            cmd.arg("--config").arg(config);
+        let mut settings = match config {
+            Some(path) => std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read {}", path.display()))?,
+            None => String::new(),
+        };
+        if !settings.contains("[rate_limits]") {
+            settings.push_str(
+                "\n[rate_limits]\nsign_in_per_minute = 0\ndevice_poll_per_minute = 0\nwrites_per_minute = 0\n",
+            );
         }
+        let settings_file = log.with_extension("settings.toml");
+        std::fs::write(&settings_file, settings)?;
+        let mut cmd = Command::new(server_bin()?);
+        cmd.arg("--config").arg(&settings_file);
         cmd.args(["--listen", &format!("127.0.0.1:{port}")])
             .arg("--data-dir")
             .arg(data_dir)

@@ -18,7 +18,7 @@ use gix::objs::tree::EntryKind;
 use gix::objs::{CommitRef, CommitRefIter, Find, Kind, TreeRefIter};
 use svc_protocol::code;
 
-mod walk;
+pub(crate) mod walk;
 
 pub use walk::LastCommitsWalk;
 
@@ -485,7 +485,7 @@ fn tree_cursor(entry: &Entry) -> String {
     format!("{kind}{}", hex::encode(&entry.name))
 }
 
-fn parse_tree_cursor(cursor: &str) -> Result<(bool, Vec<u8>), Error> {
+pub fn parse_tree_cursor(cursor: &str) -> Result<(bool, Vec<u8>), Error> {
     let bad = || Error::BadCursor;
     let (kind, name) = match cursor.split_at_checked(1) {
         Some(("0", name)) => (false, name),

@@ -109,11 +109,11 @@ impl Walker {
 }
 
 /// `next` of a history page: the commit to go on from and the commits looked at so far.
-fn history_cursor(at: ObjectId, walked: usize) -> String {
+pub fn history_cursor(at: ObjectId, walked: usize) -> String {
     format!("{at}-{walked}")
 }
 
-fn parse_history_cursor(cursor: &str) -> Result<(ObjectId, usize), Error> {
+pub fn parse_history_cursor(cursor: &str) -> Result<(ObjectId, usize), Error> {
     let bad = || Error::BadCursor;
     let (sha, walked) = cursor.split_once('-').ok_or_else(bad)?;
     let id = super::parse_sha(sha).ok_or_else(bad)?;
