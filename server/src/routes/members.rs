@@ -87,9 +87,10 @@ pub async fn remove(
     Path(path): Path<MemberPath>,
 ) -> ApiResult<StatusCode> {
     let login = path.login.to_ascii_lowercase();
-    // Leaving is a write: a review session's credential, which only reads and posts
-    // reviews, may not take its person out.
-    let need = if login == caller.login {
+    // Leaving is a person's own act: a write for them, but what an agent session's
+    // credential may not do for them (it would lose its person the monorepo), so for
+    // one it is an owner's act, which no session may do.
+    let need = if login == caller.login && caller.scope.is_none() {
         Need::Write
     } else {
         Need::Own

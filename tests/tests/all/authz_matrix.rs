@@ -218,7 +218,8 @@ enum Rule {
     DavesCommentOrOwner,
     /// Write, and only the artifact comment's author (carol): 403 `not_author`.
     CarolsArtifactComment,
-    /// Removing one's own membership row: a write (not a review session's), 404 without one.
+    /// Removing one's own membership row: a person's write (no agent session's), 404
+    /// without one.
     Leave,
 }
 
@@ -497,7 +498,8 @@ fn expected(row: &Row, kind: Kind) -> Class {
         // none to remove.
         Leave => match who {
             ReviewAgent => reviewer_refused(),
-            Owner | Member | OrgOwner | Sandbox => Class::Allowed,
+            Sandbox => forbidden("forbidden"),
+            Owner | Member | OrgOwner => Class::Allowed,
             _ => Class::NotFound,
         },
         Public | PasswordLogin | Bootstrap | CiWebhook | SignedIn | OrgSignedIn | OrgPeople
