@@ -155,7 +155,10 @@ impl Worker {
             };
             (repo, row)
         };
-        if row.state == "deleted" || fresh(&row, repo.default_head.as_deref()) {
+        // A merged branch's facts stay as they were when it merged: recomputed at
+        // every later main move, they only cost a write and an event each (the soak
+        // saw them slow listBranches to seconds).
+        if row.state != "open" || fresh(&row, repo.default_head.as_deref()) {
             return Ok(false);
         }
         let dir = storage::repo_dir(&self.data_dir, repo_id);

@@ -45,6 +45,10 @@
 //! - `svc-bench web [--database-url URL]`: the server-rendered pages, signed in with a
 //!   password: `GET /` with 50 monorepos and 1,000 activity lines; the first byte of a
 //!   1,000-file branch page, cold and warm; the size of every kind of page with big data.
+//! - `svc-bench soak [--database-url URL] [--minutes N] [--keep]` (not in CI): a mixed
+//!   load (pushes, merges, issue writes, readers, 20 event sockets, hook deliveries) for
+//!   `--minutes` (10); errors and latency percentiles per kind, the server's RSS and fds over
+//!   time, events and deliveries received against those made, main in the API against git.
 //!
 //! Figures and how to read them: `docs/benchmarks.md`.
 
@@ -54,7 +58,7 @@ use clap::{Parser, Subcommand};
 
 use svc_bench::{
     agents, artifacts, auth, branch_diff, branches, ci_webhooks, daemon, diff_engine, door, events,
-    hooks, issues, last_commits, org_access, releases, web,
+    hooks, issues, last_commits, org_access, releases, soak, web,
 };
 
 #[derive(Parser)]
@@ -285,6 +289,18 @@ enum Command {
         #[arg(long)]
         database_url: Option<String>,
     },
+    /// A mixed load for minutes: errors, latencies, RSS over time, events and deliveries
+    Soak {
+        /// How long the load runs
+        #[arg(long, default_value_t = 10)]
+        minutes: u64,
+        /// The store (default: SQLite in a temp dir); give a fresh database
+        #[arg(long)]
+        database_url: Option<String>,
+        /// Keep the working directory (in the temp dir) afterwards
+        #[arg(long)]
+        keep: bool,
+    },
     /// `svc sync` with nothing changed, against an empty `.svc/`
     SyncUnchanged {
         /// Files in `.svc/`
@@ -431,6 +447,18 @@ async fn main() -> anyhow::Result<()> {
                 monorepos,
                 minutes,
                 database_url,
+            })
+            .await
+        }
+        Command::Soak {
+            minutes,
+            database_url,
+            keep,
+        } => {
+            soak::run_soak(soak::Options {
+                minutes,
+                database_url,
+                keep,
             })
             .await
         }

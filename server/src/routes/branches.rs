@@ -52,7 +52,7 @@ pub async fn views(
 }
 
 fn view(repo: &RepoRow, b: &BranchRow, checks: Checks) -> Branch {
-    let stale = !facts::fresh(b, repo.default_head.as_deref());
+    let stale = b.state == "open" && !facts::fresh(b, repo.default_head.as_deref());
     let computed = b.facts.mergeable.as_deref().and_then(Mergeable::parse);
     let f = &b.facts;
     Branch {
@@ -152,7 +152,7 @@ pub async fn list(
     rows.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
     let stale: Vec<usize> = (0..rows.len())
         .filter(|&i| {
-            rows[i].state != "deleted" && !facts::fresh(&rows[i], repo.default_head.as_deref())
+            rows[i].state == "open" && !facts::fresh(&rows[i], repo.default_head.as_deref())
         })
         .take(LIST_COMPUTES)
         .collect();

@@ -16,4 +16,5 @@ pub mod issues;
 pub mod last_commits;
 pub mod org_access;
 pub mod releases;
+pub mod soak;
 pub mod web;
