@@ -823,3 +823,32 @@ async fn branch_names_that_clash_as_git_refs_are_refused() {
     let refs = w.git.ok(&w.work, &["ls-remote", "origin"]);
     assert!(!refs.contains("refs/heads/feature/y"), "{refs}");
 }
+
+/// A merged branch keeps the facts it merged with: a later main move makes it neither
+/// stale nor recomputed (no `branch.updated` for it), however many lists read it.
+#[tokio::test]
+async fn a_merged_branch_keeps_its_facts_when_main_moves_on() {
+    let w = world().await;
+    w.push_branch("topic", "topic", &[("b.txt", b"b\n")]);
+    expect_json::<Value>(w.merge("topic", "").await, StatusCode::OK).await;
+    let before = w.events("branch.updated").await.len();
+    w.push_branch("later", "later", &[("c.txt", b"c\n")]);
+    expect_json::<Value>(w.merge("later", "").await, StatusCode::OK).await;
+    for _ in 0..3 {
+        let list = w.app.get_json(&w.token, &format!("{R}/branches")).await;
+        let topic = list["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|b| b["name"] == "topic")
+            .cloned()
+            .unwrap();
+        assert_eq!(topic["state"], "merged");
+        assert_eq!(topic["stale"], false, "{topic}");
+    }
+    let updated: Vec<Value> = w.events("branch.updated").await[before..].to_vec();
+    assert!(
+        !updated.iter().any(|e| e["key"] == "app/topic"),
+        "{updated:?}"
+    );
+}
