@@ -41,42 +41,60 @@ impl FromRequestParts<AppState> for Caller {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> ApiResult<Caller> {
-        if let Some(bearer) = bearer(&parts.headers) {
-            return match authenticate(state, bearer).await? {
-                Some(caller) if caller.scope.is_some() && !in_a_monorepo(parts.uri.path()) => {
-                    Err(ApiError::forbidden(
-                        ErrorCode::Forbidden,
-                        "an agent session's credential acts only inside its monorepo",
-                    ))
-                }
-                Some(caller) if caller.kind != CredentialKind::Browser => Ok(caller),
-                _ => Err(ApiError::unauthorized(
-                    "this credential is not valid (revoked or expired); run svc login",
-                )),
-            };
+        if let Some(caller) = parts.extensions.get::<Caller>() {
+            return Ok(caller.clone());
         }
-        let Some(session) = cookie(&parts.headers, SESSION_COOKIE) else {
-            return Err(ApiError::unauthorized(
-                "sign in first: send a credential as Authorization: Bearer, or run svc login",
-            ));
-        };
-        let caller = match authenticate(state, session).await? {
-            Some(caller) if caller.kind == CredentialKind::Browser => caller,
-            _ => {
-                return Err(ApiError::unauthorized(
-                    "your session has ended; sign in again",
-                ));
-            }
-        };
-        let reads = parts.method == Method::GET || parts.method == Method::HEAD;
-        if !reads || parts.headers.contains_key(header::UPGRADE) {
-            check_origin(&parts.headers, state)?;
-        }
-        Ok(Caller {
-            via_cookie: true,
-            ..caller
-        })
+        let caller = identify(parts, state).await?;
+        // Other extractors of this request (the agent) read it from here.
+        parts.extensions.insert(caller.clone());
+        Ok(caller)
     }
+}
+
+impl Caller {
+    /// The agent of the agent session whose credential this is, if it is one.
+    pub fn session_agent(&self) -> Option<&str> {
+        self.scope.as_ref().map(Scope::agent)
+    }
+}
+
+/// Who calls, by Bearer credential or session cookie (checked as [`Caller`] says).
+async fn identify(parts: &Parts, state: &AppState) -> ApiResult<Caller> {
+    if let Some(bearer) = bearer(&parts.headers) {
+        return match authenticate(state, bearer).await? {
+            Some(caller) if caller.scope.is_some() && !in_a_monorepo(parts.uri.path()) => {
+                Err(ApiError::forbidden(
+                    ErrorCode::Forbidden,
+                    "an agent session's credential acts only inside its monorepo",
+                ))
+            }
+            Some(caller) if caller.kind != CredentialKind::Browser => Ok(caller),
+            _ => Err(ApiError::unauthorized(
+                "this credential is not valid (revoked or expired); run svc login",
+            )),
+        };
+    }
+    let Some(session) = cookie(&parts.headers, SESSION_COOKIE) else {
+        return Err(ApiError::unauthorized(
+            "sign in first: send a credential as Authorization: Bearer, or run svc login",
+        ));
+    };
+    let caller = match authenticate(state, session).await? {
+        Some(caller) if caller.kind == CredentialKind::Browser => caller,
+        _ => {
+            return Err(ApiError::unauthorized(
+                "your session has ended; sign in again",
+            ));
+        }
+    };
+    let reads = parts.method == Method::GET || parts.method == Method::HEAD;
+    if !reads || parts.headers.contains_key(header::UPGRADE) {
+        check_origin(&parts.headers, state)?;
+    }
+    Ok(Caller {
+        via_cookie: true,
+        ..caller
+    })
 }
 
 /// Whether a path lies inside one monorepo (`/v1/monorepos/{owner}/{name}/...`), the only

@@ -26,6 +26,9 @@ pub enum Need {
     Review,
     /// Manage members, invites, settings; rename, transfer, delete.
     Own,
+    /// Start, message or stop agent sessions: any member, but only a person's own
+    /// credential: an agent session never drives one (its own included).
+    Steer,
 }
 
 /// A monorepo the caller may act on, with their role.

@@ -8,7 +8,9 @@ use axum::response::{IntoResponse, Response};
 use serde::de::DeserializeOwned;
 use svc_protocol::ErrorCode;
 
+use crate::auth::{Caller, MaybeCaller};
 use crate::error::ApiError;
+use crate::state::AppState;
 
 /// A JSON object body. Like axum's `Json`, a missing or wrong content type answers 415,
 /// JSON that does not parse 400 and JSON of the wrong shape 422, all in the error shape;
@@ -131,32 +133,51 @@ pub fn page_limit(given: Option<i64>, default: i64, max: i64) -> Result<i64, Api
     }
 }
 
-/// The `X-Svc-Agent` header: the agent acting through the caller's credential, if any.
+/// The agent acting through the caller's credential, if any: an agent session's own
+/// (from its credential, whatever the header says or omits), else the `X-Svc-Agent`
+/// header a person's credential may send for an agent running on their machine.
 #[derive(Debug, Clone, Default)]
 pub struct Agent(pub Option<String>);
 
 /// Longest agent name kept.
 const AGENT_MAX: usize = 64;
 
-impl<S: Send + Sync> FromRequestParts<S> for Agent {
+impl FromRequestParts<AppState> for Agent {
     type Rejection = ApiError;
 
     async fn from_request_parts(
         parts: &mut axum::http::request::Parts,
-        _: &S,
+        state: &AppState,
     ) -> Result<Agent, ApiError> {
-        let Some(value) = parts.headers.get("x-svc-agent") else {
-            return Ok(Agent(None));
+        // The caller is authenticated once per request; a bad credential is the caller
+        // extractor's to refuse.
+        let caller = match parts.extensions.get::<Caller>() {
+            Some(caller) => Some(caller.clone()),
+            None => MaybeCaller::from_request_parts(parts, state)
+                .await
+                .ok()
+                .and_then(|c| c.0),
         };
-        let name = value.to_str().map(str::trim).unwrap_or_default();
-        if name.is_empty() || name.len() > AGENT_MAX || name.chars().any(char::is_control) {
-            return Err(ApiError::bad_request(
-                ErrorCode::BadAgent,
-                format!("X-Svc-Agent must be 1 to {AGENT_MAX} printable characters"),
-            ));
+        if let Some(agent) = caller.as_ref().and_then(Caller::session_agent) {
+            return Ok(Agent(Some(agent.to_owned())));
         }
-        Ok(Agent(Some(name.to_owned())))
+        Ok(Agent(header_agent(&parts.headers)?))
     }
+}
+
+/// The `X-Svc-Agent` header's agent, checked.
+pub fn header_agent(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
+    let Some(value) = headers.get("x-svc-agent") else {
+        return Ok(None);
+    };
+    let name = value.to_str().map(str::trim).unwrap_or_default();
+    if name.is_empty() || name.len() > AGENT_MAX || name.chars().any(char::is_control) {
+        return Err(ApiError::bad_request(
+            ErrorCode::BadAgent,
+            format!("X-Svc-Agent must be 1 to {AGENT_MAX} printable characters"),
+        ));
+    }
+    Ok(Some(name.to_owned()))
 }
 
 /// A WebSocket upgrade when the request asks for one (`Upgrade: websocket`), so one route

@@ -7,6 +7,7 @@ use svc_protocol::issue::{
     Issue, IssueLink, IssueRow as IssueView, IssueState, Reaction, ReactionContent, StateReason,
 };
 
+use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
 use crate::store::issues::{self, IssueRow};
 use crate::store::{H, events, now_ms, time_of};
@@ -109,6 +110,23 @@ pub struct NewItem {
     pub details: Value,
 }
 
+/// Who made a change: the person's login and the agent acting for them, if any.
+#[derive(Debug, Clone, Copy)]
+pub struct By<'a> {
+    pub login: &'a str,
+    pub agent: Option<&'a str>,
+}
+
+impl<'a> By<'a> {
+    /// The caller, with their agent session's agent when the credential is one.
+    pub fn caller(caller: &'a Caller) -> By<'a> {
+        By {
+            login: &caller.login,
+            agent: caller.session_agent(),
+        }
+    }
+}
+
 /// Writes the items and one `issue.*` event carrying the row, the new items (comment
 /// bodies over 16 KB null) and whatever else the change says (`extra`).
 pub async fn record(
@@ -117,9 +135,10 @@ pub async fn record(
     issue: &Issue,
     kind: &str,
     new_items: Vec<NewItem>,
-    actor: &str,
+    by: By<'_>,
     extra: Value,
 ) -> ApiResult<()> {
+    let actor = by.login;
     let issue_id = issues::by_number(h.reborrow(), monorepo_id, issue.row.number)
         .await?
         .map(|r| r.id)
@@ -161,6 +180,7 @@ pub async fn record(
         "body_version": issue.body_version,
         "items": items,
         "actor": actor,
+        "agent": by.agent,
     });
     if let (Some(obj), Value::Object(fields)) = (payload.as_object_mut(), extra) {
         obj.extend(fields);
@@ -228,7 +248,7 @@ pub async fn close_by_merge(
     monorepo_id: &str,
     (repo, branch, text): (&str, &str, &str),
     sha: &str,
-    actor: &str,
+    by: By<'_>,
 ) -> ApiResult<()> {
     let mut numbers = issues::linked_to(h.reborrow(), monorepo_id, repo, branch).await?;
     numbers.extend(named_numbers(text));
@@ -247,7 +267,7 @@ pub async fn close_by_merge(
         row.closed_at = Some(now);
         row.updated_at = now;
         issues::save(h.reborrow(), &row).await?;
-        let issue = full(h.reborrow(), row, actor).await?;
+        let issue = full(h.reborrow(), row, by.login).await?;
         let item = NewItem {
             kind: "closed",
             comment_id: None,
@@ -260,7 +280,7 @@ pub async fn close_by_merge(
             &issue,
             "issue.closed",
             vec![item],
-            actor,
+            by,
             json!({}),
         )
         .await?;

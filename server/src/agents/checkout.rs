@@ -2,15 +2,21 @@
 //! branch, cloned through the git door with the session's credential (so its pushes go
 //! through the push rules and are recorded like anyone's), and `home`, its HOME.
 //!
-//! The credential never touches the disk: git gets it, and the `X-Svc-Agent` header that
-//! records the agent on pushes, through `GIT_CONFIG_*` variables of the run's environment.
+//! The credential never touches the disk: git gets it through `GIT_CONFIG_*` variables
+//! of the run's environment. (The agent its pushes record comes from the credential.)
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
+use std::time::Duration;
 
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::process::Command;
 
+use super::run::{self, Sandbox};
 use crate::git::child::dies_with_server;
+
+/// How much of a git step's standard error is kept to explain its failure.
+const STDERR_KEPT: usize = 4 * 1024;
 
 /// The commit-msg hook: the trailers naming the agent, the session (as its worktree) and
 /// its credential (as its machine), on every commit the runner makes.
@@ -57,12 +63,9 @@ pub struct Identity<'a> {
     pub machine: &'a str,
 }
 
-/// The `GIT_CONFIG_*` variables that give git the session's credential and agent name.
-pub fn git_env(token: &str, agent: &str) -> Vec<(String, String)> {
-    let pairs = [
-        ("http.extraHeader", format!("Authorization: Bearer {token}")),
-        ("http.extraHeader", format!("X-Svc-Agent: {agent}")),
-    ];
+/// The `GIT_CONFIG_*` variables that give git the session's credential.
+pub fn git_env(token: &str) -> Vec<(String, String)> {
+    let pairs = [("http.extraHeader", format!("Authorization: Bearer {token}"))];
     let mut env = vec![("GIT_CONFIG_COUNT".to_owned(), pairs.len().to_string())];
     for (i, (key, value)) in pairs.into_iter().enumerate() {
         env.push((format!("GIT_CONFIG_KEY_{i}"), key.to_owned()));
@@ -71,39 +74,46 @@ pub fn git_env(token: &str, agent: &str) -> Vec<(String, String)> {
     env
 }
 
+/// Where and within what the server's git steps in a session's folders run: the
+/// runner's own sandbox and time limit. The runner writes `work` and `home` (git
+/// configuration, hooks, attributes naming filters, `ext::` remotes), so git run there on
+/// the host would run the runner's programs as the server; in the sandbox they can do no
+/// more than the runner itself.
+#[derive(Debug, Clone, Copy)]
+pub struct Confined {
+    pub sandbox: Sandbox,
+    pub limit: Duration,
+}
+
 /// Makes the folders; with `clone`, clones `branch` of `url` into `work` (or, when a
-/// previous run left a checkout, brings it up to the branch's head when it can).
+/// previous run left a checkout, brings it up to the branch's head when it can). Every
+/// git step runs confined, as the runner does.
 pub async fn prepare(
     place: &Place,
     clone: Option<(&str, &str)>,
     who: &Identity<'_>,
     env: &[(String, String)],
+    confined: Confined,
 ) -> Result<(), Error> {
     tokio::fs::create_dir_all(&place.home).await?;
+    tokio::fs::create_dir_all(&place.work).await?;
     let Some((url, branch)) = clone else {
-        tokio::fs::create_dir_all(&place.work).await?;
         return Ok(());
+    };
+    let git = |args: &[&str], input: Option<&str>| {
+        let command: Vec<String> = std::iter::once("git")
+            .chain(args.iter().copied())
+            .map(str::to_owned)
+            .collect();
+        step(place, env, confined, command, input.map(str::to_owned))
     };
     if tokio::fs::try_exists(place.work.join(".git")).await? {
         // Another run's checkout: its own commits stay; what others pushed comes in when
         // it fast-forwards, and otherwise the runner sees it when it pulls.
-        let _ = git(
-            &place.work,
-            &place.home,
-            env,
-            &["pull", "--ff-only", "--quiet"],
-        )
-        .await;
+        let _ = git(&["pull", "--ff-only", "--quiet"], None).await;
         return Ok(());
     }
-    let work = place.work.display().to_string();
-    git(
-        &place.root,
-        &place.home,
-        env,
-        &["clone", "--quiet", "--branch", branch, url, &work],
-    )
-    .await?;
+    git(&["clone", "--quiet", "--branch", branch, url, "."], None).await?;
     for (key, value) in [
         ("user.name", who.name),
         ("user.email", who.email),
@@ -111,14 +121,12 @@ pub async fn prepare(
         ("svc.machine", who.machine),
         ("push.default", "current"),
     ] {
-        git(&place.work, &place.home, env, &["config", key, value]).await?;
+        git(&["config", key, value], None).await?;
     }
-    let hook = place.work.join(".git/hooks/commit-msg");
-    tokio::fs::create_dir_all(place.work.join(".git/hooks")).await?;
-    tokio::fs::write(&hook, HOOK).await?;
-    use std::os::unix::fs::PermissionsExt;
-    tokio::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).await?;
-    Ok(())
+    let install =
+        "mkdir -p .git/hooks && cat > .git/hooks/commit-msg && chmod 755 .git/hooks/commit-msg";
+    let command = ["sh", "-c", install].map(str::to_owned).to_vec();
+    step(place, env, confined, command, Some(HOOK.to_owned())).await
 }
 
 /// Removes what a session keeps on disk.
@@ -126,30 +134,78 @@ pub async fn remove(place: &Place) {
     let _ = tokio::fs::remove_dir_all(&place.root).await;
 }
 
-async fn git(
-    dir: &Path,
-    home: &Path,
+/// One program in the session's checkout, confined; `input` on its standard input. It
+/// fails with the last line of its standard error (of which a bounded tail is kept).
+async fn step(
+    place: &Place,
     env: &[(String, String)],
-    args: &[&str],
+    confined: Confined,
+    command: Vec<String>,
+    input: Option<String>,
 ) -> Result<(), Error> {
-    let mut cmd = Command::new("git");
+    let inside = run::Place {
+        work: &place.work,
+        home: &place.home,
+        shown: &[],
+    };
+    let command = run::confine(confined.sandbox, &inside, &command);
+    let Some((program, args)) = command.split_first() else {
+        return Err(Error::Git("nothing to run".into()));
+    };
+    let mut cmd = Command::new(program);
     cmd.args(args)
-        .current_dir(dir)
+        .current_dir(&place.work)
         .env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", home)
+        .env("HOME", &place.home)
+        .env("LANG", "C.UTF-8")
         .env("GIT_CONFIG_NOSYSTEM", "1")
         .env("GIT_TERMINAL_PROMPT", "0")
         .envs(env.iter().map(|(k, v)| (k, v)))
-        .stdin(Stdio::null())
+        .stdin(if input.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
         .stdout(Stdio::null())
-        .stderr(Stdio::piped());
+        .stderr(Stdio::piped())
+        .process_group(0);
     dies_with_server(&mut cmd);
-    let out = cmd.output().await?;
-    if out.status.success() {
+    let mut child = cmd.spawn()?;
+    if let (Some(mut stdin), Some(input)) = (child.stdin.take(), input) {
+        tokio::spawn(async move {
+            let _ = stdin.write_all(input.as_bytes()).await;
+        });
+    }
+    let stderr = child.stderr.take();
+    let tail = tokio::spawn(async move {
+        let mut kept = Vec::new();
+        if let Some(mut stderr) = stderr {
+            let mut buf = [0u8; 4096];
+            while let Ok(n @ 1..) = stderr.read(&mut buf).await {
+                kept.extend_from_slice(&buf[..n]);
+                if kept.len() > STDERR_KEPT {
+                    kept.drain(..kept.len() - STDERR_KEPT);
+                }
+            }
+        }
+        String::from_utf8_lossy(&kept).into_owned()
+    });
+    let status = tokio::time::timeout(confined.limit, child.wait()).await;
+    // Whatever it left behind goes with it (the sandbox's PID namespace already takes
+    // everything; this covers `sandbox = "none"`'s direct children).
+    run::kill_group(&child);
+    let status = match status {
+        Ok(status) => status?,
+        Err(_) => {
+            let _ = child.wait().await;
+            return Err(Error::Git("git took longer than a run may".into()));
+        }
+    };
+    if status.success() {
         return Ok(());
     }
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = tail.await.unwrap_or_default();
     let last = stderr
         .trim()
         .lines()

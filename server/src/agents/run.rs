@@ -2,7 +2,7 @@
 //! the prompt on its standard input, its output read line by line into transcript
 //! messages as they come, and its end (exit, stop, time limit or flood) told apart.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
@@ -140,10 +140,7 @@ impl Running {
 /// Starts the runner; its messages go to `messages` as they are read. Fails only when
 /// the program cannot be started.
 pub fn start(spec: Spec, messages: mpsc::Sender<NewMessage>) -> std::io::Result<Running> {
-    let command = match spec.sandbox {
-        Sandbox::Bwrap => sandboxed(&spec),
-        Sandbox::None => spec.command.clone(),
-    };
+    let command = sandboxed(&spec);
     let Some((program, args)) = command.split_first() else {
         return Err(std::io::Error::other("the runner has no command"));
     };
@@ -181,11 +178,49 @@ pub fn start(spec: Spec, messages: mpsc::Sender<NewMessage>) -> std::io::Result<
     })
 }
 
-/// The runner's command inside bubblewrap: a fresh mount namespace holding the system
-/// paths read-only, the checkout and HOME writable at their own paths, a private `/tmp`,
-/// `/proc` and `/dev`; new user, PID, IPC and UTS namespaces; the network shared. It
-/// dies with the server and cannot reach the server's terminal.
+/// The runner's command inside its sandbox (as is, for [`Sandbox::None`]).
 fn sandboxed(spec: &Spec) -> Vec<String> {
+    // A runner installed outside /usr (by path) is shown on its own, read-only.
+    let program = spec
+        .command
+        .first()
+        .filter(|p| p.starts_with('/') && !p.starts_with("/usr/"))
+        .map(PathBuf::from);
+    let mut shown: Vec<(PathBuf, PathBuf)> = program.map(|p| (p.clone(), p)).into_iter().collect();
+    if let Some(tools) = &spec.tools {
+        shown.push((tools.clone(), PathBuf::from(format!("{TOOLS_DIR}/svc"))));
+    }
+    confine(
+        spec.sandbox,
+        &Place {
+            work: &spec.dir,
+            home: &spec.home,
+            shown: &shown,
+        },
+        &spec.command,
+    )
+}
+
+/// What a sandbox shows of the machine beyond the system paths.
+pub struct Place<'a> {
+    /// The session's checkout, writable, and the working directory.
+    pub work: &'a Path,
+    /// The session's HOME, writable.
+    pub home: &'a Path,
+    /// Host files shown read-only, each at a path of its own (host, in the sandbox).
+    pub shown: &'a [(PathBuf, PathBuf)],
+}
+
+/// `command` inside a session's sandbox: for bubblewrap, a fresh mount namespace holding
+/// the system paths read-only, the checkout and HOME writable at their own paths, a
+/// private `/tmp`, `/proc` and `/dev`; new user, PID, IPC and UTS namespaces (whatever
+/// it starts dies when it ends); the network shared. It dies with the server and cannot
+/// reach the server's terminal. Whatever the server runs over files a runner wrote
+/// (git in the checkout) runs in here too, never on the host.
+pub fn confine(sandbox: Sandbox, place: &Place<'_>, command: &[String]) -> Vec<String> {
+    if sandbox == Sandbox::None {
+        return command.to_vec();
+    }
     let mut out: Vec<String> = [
         "bwrap",
         "--die-with-parent",
@@ -213,26 +248,23 @@ fn sandboxed(spec: &Spec) -> Vec<String> {
     ] {
         out.extend(["--symlink", target, link].map(str::to_owned));
     }
-    // A runner installed outside /usr (by path) is shown on its own, read-only.
-    if let Some(program) = spec.command.first().filter(|p| p.starts_with('/'))
-        && !program.starts_with("/usr/")
-    {
-        out.extend(["--ro-bind".into(), program.clone(), program.clone()]);
+    for (host, inside) in place.shown {
+        out.extend([
+            "--ro-bind".into(),
+            host.display().to_string(),
+            inside.display().to_string(),
+        ]);
     }
-    if let Some(tools) = &spec.tools {
-        let to = format!("{TOOLS_DIR}/svc");
-        out.extend(["--ro-bind".into(), tools.display().to_string(), to]);
-    }
-    for dir in [&spec.home, &spec.dir] {
+    for dir in [place.home, place.work] {
         let dir = dir.display().to_string();
         out.extend(["--bind".into(), dir.clone(), dir]);
     }
     out.extend([
         "--chdir".into(),
-        spec.dir.display().to_string(),
+        place.work.display().to_string(),
         "--".into(),
     ]);
-    out.extend(spec.command.iter().cloned());
+    out.extend(command.iter().cloned());
     out
 }
 
@@ -359,7 +391,7 @@ async fn next_line<R: AsyncBufRead + Unpin>(r: &mut R) -> std::io::Result<Option
 }
 
 /// Kills the runner and everything it started (its process group).
-fn kill_group(child: &Child) {
+pub(super) fn kill_group(child: &Child) {
     let Some(pid) = child.id().and_then(|id| i32::try_from(id).ok()) else {
         return;
     };

@@ -87,6 +87,10 @@ impl AgentsSettings {
     /// Refuses settings a session could not start with.
     pub fn check(&self) -> anyhow::Result<()> {
         for (name, runner) in &self.runners {
+            // The name is what a session's actions record as their agent.
+            if name.trim().is_empty() || name.len() > 64 || name.chars().any(char::is_control) {
+                bail!("[agents.runners.{name:?}] needs a name of 1 to 64 printable characters");
+            }
             if runner.command.first().is_none_or(|p| p.trim().is_empty()) {
                 bail!("[agents.runners.{name}] command needs a program");
             }

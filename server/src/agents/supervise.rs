@@ -192,9 +192,12 @@ async fn begin(
             monorepo_id: row.monorepo_id.clone(),
             repo_id: repo.id.clone(),
             branch: branch.clone(),
+            agent: model.runner.clone(),
         },
         _ => Scope::Monorepo {
             monorepo_id: row.monorepo_id.clone(),
+            agent: model.runner.clone(),
+            chat: kind == SessionKind::Chat,
         },
     };
     let credential = {
@@ -215,7 +218,7 @@ async fn begin(
     };
     let with_credential = |reason: String| (reason, Some(credential.id.clone()));
     let place = Place::of(&state.config.data_dir, &row.id);
-    let mut env = checkout::git_env(&credential.token, &model.runner);
+    let mut env = checkout::git_env(&credential.token);
     let email = user
         .email
         .clone()
@@ -234,7 +237,11 @@ async fn begin(
         (_, Some(url), Some(branch)) => Some((url.as_str(), branch.as_str())),
         _ => None,
     };
-    checkout::prepare(&place, clone, &who, &env)
+    let confined = checkout::Confined {
+        sandbox: settings.sandbox,
+        limit: Duration::from_secs(settings.max_run_seconds),
+    };
+    checkout::prepare(&place, clone, &who, &env, confined)
         .await
         .map_err(|e| with_credential(format!("cannot start: {e}")))?;
     env.extend([

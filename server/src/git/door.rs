@@ -586,10 +586,11 @@ async fn receive(
     if !out.status.success() {
         tracing::warn!(stderr = %String::from_utf8_lossy(&out.stderr).trim(), "receive-pack failed");
     }
-    let agent = headers
-        .get("x-svc-agent")
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_owned);
+    // An agent session's push records its agent, whatever the header says.
+    let agent = match caller.session_agent() {
+        Some(agent) => Some(agent.to_owned()),
+        None => crate::extract::header_agent(headers).ok().flatten(),
+    };
     let actor = Actor {
         login: Some(caller.login.clone()),
         agent,

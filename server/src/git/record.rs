@@ -126,7 +126,7 @@ async fn record_inner(
     // Merges whose ref move landed: the branch becomes merged with the main move.
     let mut actor = actor.clone();
     // (branch, its title and description, merge commit, who merged): issues to close.
-    let mut closing: Vec<(String, String, String, String)> = Vec::new();
+    let mut closing: Vec<(String, String, String, Actor)> = Vec::new();
     for m in merges::pending(tx.h(), &repo.id).await? {
         let landed = match main {
             Some(head) if *head == m.sha => true,
@@ -151,7 +151,7 @@ async fn record_inner(
                 b.title.as_deref().unwrap_or_default(),
                 b.description.as_deref().unwrap_or_default()
             );
-            closing.push((b.name.clone(), text, m.sha.clone(), m.merged_by.clone()));
+            closing.push((b.name.clone(), text, m.sha.clone(), actor.clone()));
             let body = event_body(
                 &actor,
                 json!(branch_row(&repo.name, &b)),
@@ -277,6 +277,10 @@ async fn record_inner(
     pending.extend(extra);
     append(tx.h(), &repo, &pending, now).await?;
     for (branch, text, sha, by) in &closing {
+        let by = crate::issues::By {
+            login: by.login.as_deref().unwrap_or_default(),
+            agent: by.agent.as_deref(),
+        };
         crate::issues::close_by_merge(tx.h(), &monorepo.id, (&repo.name, branch, text), sha, by)
             .await
             .map_err(|e| Error::Issues(e.message))?;

@@ -55,7 +55,7 @@ pub async fn models(
     params(MonorepoPath), request_body = NewSession,
     responses((status = 201, body = Session),
         (status = 400, body = ApiErrorBody, description = "branch_required, bad_branch_name, bad_request"),
-        (status = 403, body = ApiErrorBody, description = "a review session's credential starts no session"),
+        (status = 403, body = ApiErrorBody, description = "an agent session's credential starts no session (but a chat's, on its own `assistant/` branch)"),
         (status = 404, body = ApiErrorBody), (status = 409, body = ApiErrorBody, description = "the branch is main"),
         (status = 422, body = ApiErrorBody, description = "agents_not_configured, empty_repo"),
         (status = 429, body = ApiErrorBody, description = "too_many_sessions")))]
@@ -73,9 +73,14 @@ pub async fn launch(
     };
     check_text(&body.prompt, "prompt")?;
     let model = model(&state, body.model.as_deref())?;
+    // Only people start sessions, but for a chat starting its own branch.
+    let need = match &caller.scope {
+        Some(scope) if scope.starts_own_branch(branch) => Need::Write,
+        _ => Need::Steer,
+    };
     let (access, repo) = {
         let mut conn = state.store.read().await?;
-        let access = path.access(conn.h(), &caller, Need::Write).await?;
+        let access = path.access(conn.h(), &caller, need).await?;
         let repo = named_or_only(conn.h(), &access.monorepo, body.repo.as_deref()).await?;
         (access, repo)
     };
@@ -102,7 +107,7 @@ pub async fn launch(
 #[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/issues/{number}/agent", tag = "agents",
     params(IssuePath), request_body = IssueAgent,
     responses((status = 201, body = Session), (status = 400, body = ApiErrorBody),
-        (status = 403, body = ApiErrorBody, description = "a review session's credential starts no session"),
+        (status = 403, body = ApiErrorBody, description = "an agent session's credential starts no session"),
         (status = 404, body = ApiErrorBody),
         (status = 409, body = ApiErrorBody, description = "issue_closed"),
         (status = 422, body = ApiErrorBody, description = "agents_not_configured, empty_repo"),
@@ -119,7 +124,7 @@ pub async fn address_issue(
     let model = model(&state, body.model.as_deref())?;
     let (access, issue, repo, told) = {
         let mut conn = state.store.read().await?;
-        let (access, issue) = path.load(conn.h(), &caller, Need::Write).await?;
+        let (access, issue) = path.load(conn.h(), &caller, Need::Steer).await?;
         if issue.state != "open" {
             return Err(ApiError::conflict(
                 ErrorCode::IssueClosed,
@@ -160,7 +165,7 @@ pub async fn address_issue(
 #[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/review-agent",
     tag = "agents", params(BranchPath), request_body = ReviewAgent,
     responses((status = 201, body = Session), (status = 400, body = ApiErrorBody),
-        (status = 403, body = ApiErrorBody, description = "a review session's credential starts no session"),
+        (status = 403, body = ApiErrorBody, description = "an agent session's credential starts no session"),
         (status = 404, body = ApiErrorBody),
         (status = 422, body = ApiErrorBody, description = "agents_not_configured"),
         (status = 429, body = ApiErrorBody, description = "too_many_sessions")))]
@@ -176,7 +181,7 @@ pub async fn review(
     let model = model(&state, body.model.as_deref())?;
     let (access, repo, branch) = {
         let mut conn = state.store.read().await?;
-        let (access, repo) = path.resolve(conn.h(), &caller, Need::Write).await?;
+        let (access, repo) = path.resolve(conn.h(), &caller, Need::Steer).await?;
         let branch = path.live(conn.h(), &repo).await?.name;
         (access, repo, branch)
     };
@@ -211,7 +216,7 @@ pub async fn review(
 #[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/chats", tag = "agents",
     params(MonorepoPath), request_body = NewChat,
     responses((status = 201, body = Session), (status = 400, body = ApiErrorBody),
-        (status = 403, body = ApiErrorBody, description = "a review session's credential starts no session"),
+        (status = 403, body = ApiErrorBody, description = "an agent session's credential starts no session"),
         (status = 404, body = ApiErrorBody),
         (status = 422, body = ApiErrorBody, description = "agents_not_configured"),
         (status = 429, body = ApiErrorBody, description = "too_many_sessions")))]
@@ -226,7 +231,7 @@ pub async fn new_chat(
     let (access, repo) = {
         let mut conn = state.store.read().await?;
         // Write, not Read: a review session's credential may start no session.
-        let access = path.access(conn.h(), &caller, Need::Write).await?;
+        let access = path.access(conn.h(), &caller, Need::Steer).await?;
         let repo = match body.repo.as_deref() {
             Some(name) => Some(named_or_only(conn.h(), &access.monorepo, Some(name)).await?),
             None => named_or_only(conn.h(), &access.monorepo, None).await.ok(),
@@ -345,7 +350,7 @@ pub async fn transcript(
 #[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/agents/{id}/messages", tag = "agents",
     params(AgentPath), request_body = FollowUp,
     responses((status = 202, body = Session), (status = 400, body = ApiErrorBody),
-        (status = 403, body = ApiErrorBody, description = "not_launcher"),
+        (status = 403, body = ApiErrorBody, description = "not_launcher; or an agent session's credential (forbidden)"),
         (status = 404, body = ApiErrorBody),
         (status = 429, body = ApiErrorBody, description = "too_many_sessions")))]
 pub async fn send(
@@ -356,7 +361,7 @@ pub async fn send(
 ) -> ApiResult<(StatusCode, Json<Session>)> {
     check_text(&body.message, "message")?;
     let mut tx = state.store.begin().await?;
-    let (_, row) = path.load(tx.h(), &caller, Need::Write).await?;
+    let (_, row) = path.load(tx.h(), &caller, Need::Steer).await?;
     if row.launcher_id != caller.user_id {
         return Err(ApiError::forbidden(
             ErrorCode::NotLauncher,
@@ -393,7 +398,7 @@ pub async fn send(
 #[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/agents/{id}/stop", tag = "agents",
     params(AgentPath),
     responses((status = 200, body = Session),
-        (status = 403, body = ApiErrorBody, description = "neither its launcher nor an owner"),
+        (status = 403, body = ApiErrorBody, description = "neither its launcher nor an owner; or an agent session's credential"),
         (status = 404, body = ApiErrorBody)))]
 pub async fn stop(
     State(state): State<AppState>,
@@ -401,7 +406,7 @@ pub async fn stop(
     Path(path): Path<AgentPath>,
 ) -> ApiResult<Json<Session>> {
     let mut tx = state.store.begin().await?;
-    let (access, row) = path.load(tx.h(), &caller, Need::Write).await?;
+    let (access, row) = path.load(tx.h(), &caller, Need::Steer).await?;
     let owner = access.role == svc_protocol::monorepo::Role::Owner && caller.scope.is_none();
     if row.launcher_id != caller.user_id && !owner {
         return Err(ApiError::forbidden(
@@ -640,7 +645,7 @@ async fn link(
             &issue,
             "issue.updated",
             vec![item],
-            &caller.login,
+            crate::issues::By::caller(caller),
             serde_json::json!({}),
         )
         .await?;

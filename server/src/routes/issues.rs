@@ -19,7 +19,7 @@ use crate::auth::Caller;
 use crate::authz::{self, Need};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Json, Path, Query, page_limit};
-use crate::issues::{LIVE_BODY_MAX, NewItem, full, reactions_of, record, view_row, with_lists};
+use crate::issues::{By, LIVE_BODY_MAX, NewItem, full, reactions_of, record, view_row, with_lists};
 use crate::paths::{
     CommentReactionPath, IssueCommentPath, IssuePath, IssueReactionPath, MonorepoPath,
 };
@@ -344,7 +344,7 @@ pub async fn create(
         &issue,
         "issue.opened",
         Vec::new(),
-        &caller.login,
+        By::caller(&caller),
         json!({"body": issue.body}),
     )
     .await?;
@@ -514,7 +514,16 @@ pub async fn update(
         "issue.updated"
     };
     let issue = full(tx.h(), row, &caller.login).await?;
-    record(tx.h(), &id, &issue, kind, items, &caller.login, json!({})).await?;
+    record(
+        tx.h(),
+        &id,
+        &issue,
+        kind,
+        items,
+        By::caller(&caller),
+        json!({}),
+    )
+    .await?;
     tx.commit().await?;
     Ok(Json(issue))
 }
@@ -626,7 +635,7 @@ pub async fn add_comment(
         &issue,
         "issue.commented",
         vec![item],
-        &caller.login,
+        By::caller(&caller),
         json!({"comment": live}),
     )
     .await?;
@@ -687,7 +696,7 @@ pub async fn update_comment(
         &full_issue,
         "issue.updated",
         Vec::new(),
-        &caller.login,
+        By::caller(&caller),
         json!({"comment": live}),
     )
     .await?;
@@ -732,7 +741,7 @@ pub async fn delete_comment(
         &full_issue,
         "issue.updated",
         Vec::new(),
-        &caller.login,
+        By::caller(&caller),
         json!({"removed": removed}),
     )
     .await?;
@@ -792,7 +801,7 @@ async fn react(
             &full_issue,
             "issue.updated",
             Vec::new(),
-            &caller.login,
+            By::caller(&caller),
             target,
         )
         .await?;

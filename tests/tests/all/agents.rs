@@ -71,7 +71,7 @@ async fn members_see_the_models_the_server_offers_and_outsiders_nothing() {
 }
 
 /// A runner script in `dir`, executable; answers its path.
-fn script(dir: &std::path::Path, name: &str, body: &str) -> String {
+pub(crate) fn script(dir: &std::path::Path, name: &str, body: &str) -> String {
     use std::os::unix::fs::PermissionsExt;
     let path = dir.join(name);
     std::fs::write(&path, body).unwrap();
@@ -80,7 +80,7 @@ fn script(dir: &std::path::Path, name: &str, body: &str) -> String {
 }
 
 /// `[agents]` with one model `m` whose runner runs `program` in `format`.
-fn settings(program: &str, format: &str, extra: &str) -> String {
+pub(crate) fn settings(program: &str, format: &str, extra: &str) -> String {
     format!(
         "{extra}\n[runners.r]\ncommand = [\"{program}\"]\nformat = \"{format}\"\n[[models]]\nid = \"m\"\nrunner = \"r\"\n"
     )
@@ -106,10 +106,10 @@ echo 'plain words, not JSON'
 echo '{"type":"result","subtype":"success","is_error":false,"result":"Fixed.","session_id":"s-1"}'
 "#;
 
-const M: &str = "/v1/monorepos/ann/mono";
+pub(crate) const M: &str = "/v1/monorepos/ann/mono";
 
 /// Polls the session until its state is not `launching` or `running`.
-async fn settled(app: &TestApp, token: &str, id: &str) -> Value {
+pub(crate) async fn settled(app: &TestApp, token: &str, id: &str) -> Value {
     for _ in 0..400 {
         let s = app.get_json(token, &format!("{M}/agents/{id}")).await;
         if !matches!(s["state"].as_str(), Some("launching" | "running")) {
@@ -120,7 +120,7 @@ async fn settled(app: &TestApp, token: &str, id: &str) -> Value {
     panic!("session {id} did not settle");
 }
 
-async fn launch(app: &TestApp, token: &str, body: Value) -> Value {
+pub(crate) async fn launch(app: &TestApp, token: &str, body: Value) -> Value {
     let r = app
         .as_user(Method::POST, &format!("{M}/agents"), token)
         .json(&body)
@@ -131,7 +131,7 @@ async fn launch(app: &TestApp, token: &str, body: Value) -> Value {
 }
 
 /// A monorepo `ann/mono` whose repo `app` has a first commit on main.
-async fn with_main(
+pub(crate) async fn with_main(
     extra: &str,
     runner: &str,
     format: &str,
@@ -288,7 +288,7 @@ async fn a_task_session_pushes_its_branch_with_trailers_and_a_follow_up_runs_it_
 }
 
 /// Whether any process of the machine runs with `marker` in its command line.
-fn running(marker: &str) -> bool {
+pub(crate) fn running(marker: &str) -> bool {
     std::fs::read_dir("/proc").unwrap().flatten().any(|e| {
         std::fs::read(e.path().join("cmdline"))
             .map(|c| String::from_utf8_lossy(&c).contains(marker))

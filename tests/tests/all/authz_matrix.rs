@@ -206,9 +206,12 @@ enum Rule {
     PublicDownload,
     /// A release file of a private repo: as Read; without a credential 404.
     PrivateDownload,
-    /// Write, and only the session's launcher (carol): 403 `not_launcher`.
+    /// Write, by a person's own credential: only people start sessions (any agent
+    /// session's credential 403 `forbidden`).
+    Steer,
+    /// Steer, and only the session's launcher (carol): 403 `not_launcher`.
     Launcher,
-    /// Write, and the session's launcher (carol) or an owner (never an agent as owner).
+    /// Steer, and the session's launcher (carol) or an owner.
     LauncherOrOwner,
     /// Read, and only the chat's person (carol): everyone else 404.
     CarolsChat,
@@ -467,13 +470,16 @@ fn expected(row: &Row, kind: Kind) -> Class {
             Sandbox => forbidden("missing_permission"),
             _ => Class::Allowed,
         },
+        // Only people drive sessions: no agent session starts, messages or stops one
+        // (its own included).
+        Steer | Launcher | LauncherOrOwner if agent => forbidden("forbidden"),
+        Steer => Class::Allowed,
         Launcher => match who {
-            ReviewAgent => reviewer_refused(),
-            Owner | Sandbox => Class::Allowed,
+            Owner => Class::Allowed,
             _ => forbidden("not_launcher"),
         },
         LauncherOrOwner => match who {
-            Owner | OrgOwner | Sandbox => Class::Allowed,
+            Owner | OrgOwner => Class::Allowed,
             _ => forbidden("forbidden"),
         },
         CarolsChat => match who {
@@ -1056,8 +1062,8 @@ impl World {
                 .await
                 .expect("read")
                 .expect("app");
-            let task = format!("monorepo {monorepo_id}");
-            let review = format!("review {monorepo_id} {} topic", repo.id);
+            let task = format!("monorepo {monorepo_id} stand-in agent");
+            let review = format!("review {monorepo_id} {} topic stand-in agent", repo.id);
             let sandbox = svc_server::accounts::issue_scoped_credential(
                 &mut tx,
                 &carol.id,
@@ -1322,7 +1328,7 @@ fn rows(w: &World) -> Vec<Row> {
         .cell(Kind::ReviewAgent, forbidden("forbidden")),
         post(
             "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/review-agent",
-            Write,
+            Steer,
         )
         .json(json!({})),
         // Artifacts.
@@ -1519,7 +1525,7 @@ fn rows(w: &World) -> Vec<Row> {
             .json(json!({"since": 1_000_000_000})),
         // Agent sessions.
         get("/v1/monorepos/{owner}/{monorepo}/agent-models", Read),
-        post("/v1/monorepos/{owner}/{monorepo}/agents", Write)
+        post("/v1/monorepos/{owner}/{monorepo}/agents", Steer)
             .json(json!({"prompt": "Work.", "branch": "agent-work", "repo": "app"})),
         get("/v1/monorepos/{owner}/{monorepo}/agents", Read),
         get("/v1/monorepos/{owner}/{monorepo}/agents/{id}", Read).with("id", session.clone()),
@@ -1537,10 +1543,10 @@ fn rows(w: &World) -> Vec<Row> {
         get("/v1/monorepos/{owner}/{monorepo}/agents/{id}/live", Read)
             .with("id", session)
             .socket(),
-        post("/v1/monorepos/{owner}/{monorepo}/chats", Write)
+        post("/v1/monorepos/{owner}/{monorepo}/chats", Steer)
             .json(json!({"message": "Hello.", "repo": "app"})),
         get("/v1/monorepos/{owner}/{monorepo}/chats", Read),
-        post("/v1/monorepos/{owner}/{monorepo}/issues/{number}/agent", Write).json(json!({})),
+        post("/v1/monorepos/{owner}/{monorepo}/issues/{number}/agent", Steer).json(json!({})),
         // CI.
         get("/v1/monorepos/{owner}/{monorepo}/ci", Read),
         post("/v1/monorepos/{owner}/{monorepo}/ci/connections", Own)

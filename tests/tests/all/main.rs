@@ -12,6 +12,7 @@
 #![allow(clippy::unwrap_used)] // a failed unwrap is a failed test
 
 mod activity;
+mod agent_confinement;
 mod agents;
 mod api_basics;
 mod artifacts;
