@@ -100,20 +100,20 @@ pub async fn prepare(
     let Some((url, branch)) = clone else {
         return Ok(());
     };
-    let git = |args: &[&str], input: Option<&str>| {
+    let git = |args: &[&str]| {
         let command: Vec<String> = std::iter::once("git")
             .chain(args.iter().copied())
             .map(str::to_owned)
             .collect();
-        step(place, env, confined, command, input.map(str::to_owned))
+        step(place, env, confined, command, None)
     };
     if tokio::fs::try_exists(place.work.join(".git")).await? {
         // Another run's checkout: its own commits stay; what others pushed comes in when
         // it fast-forwards, and otherwise the runner sees it when it pulls.
-        let _ = git(&["pull", "--ff-only", "--quiet"], None).await;
+        let _ = git(&["pull", "--ff-only", "--quiet"]).await;
         return Ok(());
     }
-    git(&["clone", "--quiet", "--branch", branch, url, "."], None).await?;
+    git(&["clone", "--quiet", "--branch", branch, url, "."]).await?;
     for (key, value) in [
         ("user.name", who.name),
         ("user.email", who.email),
@@ -121,7 +121,7 @@ pub async fn prepare(
         ("svc.machine", who.machine),
         ("push.default", "current"),
     ] {
-        git(&["config", key, value], None).await?;
+        git(&["config", key, value]).await?;
     }
     let install =
         "mkdir -p .git/hooks && cat > .git/hooks/commit-msg && chmod 755 .git/hooks/commit-msg";
