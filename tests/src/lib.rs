@@ -215,6 +215,10 @@ pub fn client() -> reqwest::Client {
     reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .timeout(Duration::from_secs(30))
+        // The server closes a kept-alive connection idle for its header timeout (10 s);
+        // a test that blocks its runtime (running git) longer would otherwise send its
+        // next request on a connection the server has closed.
+        .pool_idle_timeout(Duration::from_secs(5))
         .build()
         .expect("client")
 }
