@@ -41,6 +41,10 @@ pub fn http() -> Result<Client> {
     Client::builder()
         .connect_timeout(Duration::from_secs(10))
         .timeout(Duration::from_secs(60))
+        // The server closes a kept-alive connection idle for its header timeout (10 s
+        // by default): one idle half that is not reused, so no request goes out on a
+        // connection the server is closing.
+        .pool_idle_timeout(Duration::from_secs(5))
         .user_agent(concat!("svc/", env!("CARGO_PKG_VERSION")))
         .build()
         .map_err(|e| CommandError::internal("cannot set up HTTP").because(&e))

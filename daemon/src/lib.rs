@@ -119,6 +119,10 @@ pub fn run(options: Options) -> Result<(), DaemonError> {
     let http = reqwest::Client::builder()
         .connect_timeout(Duration::from_secs(10))
         .timeout(Duration::from_secs(60))
+        // The server closes a kept-alive connection idle for its header timeout (10 s
+        // by default): one idle half that is not reused, so no request goes out on a
+        // connection the server is closing.
+        .pool_idle_timeout(Duration::from_secs(5))
         .user_agent(concat!("svc-daemon/", env!("CARGO_PKG_VERSION")))
         .build()?;
     let runtime = tokio::runtime::Builder::new_current_thread()

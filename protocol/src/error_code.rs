@@ -188,6 +188,9 @@ error_codes! {
     Unrelated = "unrelated",
     /// A body in another content type than the route takes.
     UnsupportedMediaType = "unsupported_media_type",
+    /// A sign-in callback in a browser other than the one that began the sign-in (its
+    /// `__Host-svc_login` cookie is missing or another's): nobody is signed in.
+    WrongBrowser = "wrong_browser",
 }
 
 impl ErrorCode {

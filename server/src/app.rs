@@ -5,8 +5,6 @@ use std::future::Future;
 use std::sync::Arc;
 
 use anyhow::Context;
-use axum::http::Request;
-use axum::serve::ListenerExt;
 use tokio::net::TcpListener;
 
 use crate::config::Config;
@@ -22,6 +20,7 @@ pub async fn launch(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
     install_crypto_provider();
+    crate::connections::raise_open_files_limit();
     std::fs::create_dir_all(&config.data_dir)
         .with_context(|| format!("cannot create the data dir {}", config.data_dir.display()))?;
     let store = Store::open(&config.database_url)
@@ -68,19 +67,9 @@ pub async fn launch(
         database = store.backend(),
         "svc-server ready"
     );
-    // Without TCP_NODELAY each streamed git response waits on Nagle's ~40 ms delay.
-    let listener = listener.tap_io(|tcp| {
-        let _ = tcp.set_nodelay(true);
-    });
+    let connections = state.config.connections.clone();
     let app = crate::middleware::before_routing(crate::router::router(state));
-    axum::serve(
-        listener,
-        axum::ServiceExt::<Request<axum::body::Body>>::into_make_service_with_connect_info::<
-            std::net::SocketAddr,
-        >(app),
-    )
-    .with_graceful_shutdown(shutdown)
-    .await?;
+    crate::connections::serve(listener, app, &connections, shutdown).await;
     // Runs end with the server: their sessions are written failed, to be carried on.
     agents.shut_down().await;
     store.close().await;

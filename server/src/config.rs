@@ -9,6 +9,7 @@ use serde::Deserialize;
 use url::Url;
 
 use crate::agents::settings::AgentsSettings;
+use crate::connections::ConnectionSettings;
 use crate::rate_limit::RateLimitSettings;
 
 /// Settings for `svc-server` (serving is the default command).
@@ -67,6 +68,8 @@ struct FileConfig {
     agents: AgentsSettings,
     #[serde(default)]
     rate_limits: RateLimitSettings,
+    #[serde(default)]
+    connections: ConnectionSettings,
 }
 
 /// `[ci]`: the CI services this server talks to.
@@ -166,6 +169,8 @@ pub struct Config {
     pub agents: AgentsSettings,
     /// Request rates per address and per credential.
     pub rate_limits: RateLimitSettings,
+    /// Header and body timeouts, connections per address.
+    pub connections: ConnectionSettings,
 }
 
 impl Config {
@@ -214,6 +219,7 @@ impl Config {
             buildkite: buildkite(file.ci.buildkite),
             agents: file.agents,
             rate_limits: file.rate_limits,
+            connections: file.connections,
         }
         .checked()
     }
@@ -236,6 +242,7 @@ impl Config {
             buildkite: None,
             agents: AgentsSettings::default(),
             rate_limits: RateLimitSettings::default(),
+            connections: ConnectionSettings::default(),
         }
     }
 

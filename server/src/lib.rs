@@ -11,6 +11,7 @@ pub mod cache;
 pub mod checks;
 pub mod ci;
 pub mod config;
+pub mod connections;
 pub mod crash;
 pub mod credential_cache;
 pub mod error;

@@ -22,6 +22,7 @@ use serde_json::Value;
 use svc_protocol::user::UserWithCredential;
 use svc_server::agents::settings::AgentsSettings;
 use svc_server::config::{BuildkiteSettings, Config, HooksSettings, LoginSettings, OidcSettings};
+use svc_server::connections::ConnectionSettings;
 use svc_server::rate_limit::RateLimitSettings;
 use tokio::sync::oneshot;
 
@@ -63,6 +64,7 @@ pub struct TestAppBuilder {
     /// `[agents]` as given, for a settings file.
     agents_toml: String,
     rate_limits: RateLimitSettings,
+    connections: ConnectionSettings,
     process: bool,
 }
 
@@ -96,6 +98,12 @@ impl TestAppBuilder {
     /// `[rate_limits]` settings.
     pub fn rate_limits(mut self, limits: RateLimitSettings) -> Self {
         self.rate_limits = limits;
+        self
+    }
+
+    /// `[connections]` settings.
+    pub fn connections(mut self, connections: ConnectionSettings) -> Self {
+        self.connections = connections;
         self
     }
 
@@ -153,6 +161,7 @@ impl TestAppBuilder {
         config.buildkite = self.buildkite;
         config.agents = self.agents;
         config.rate_limits = self.rate_limits;
+        config.connections = self.connections;
         config.status_secret = Some(STATUS_SECRET.to_owned());
         let (running, settings_file) = if self.process {
             drop(listener);
@@ -206,6 +215,10 @@ pub fn client() -> reqwest::Client {
     reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .timeout(Duration::from_secs(30))
+        // The server closes a kept-alive connection idle for its header timeout (10 s);
+        // a test that blocks its runtime (running git) longer would otherwise send its
+        // next request on a connection the server has closed.
+        .pool_idle_timeout(Duration::from_secs(5))
         .build()
         .expect("client")
 }
@@ -231,6 +244,7 @@ impl TestApp {
                 sign_in_per_minute: 1000,
                 ..RateLimitSettings::default()
             },
+            connections: ConnectionSettings::default(),
         }
     }
 

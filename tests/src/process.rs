@@ -17,6 +17,7 @@ use crate::{KillOnDrop, workspace_bin};
 pub(crate) fn write_settings(dir: &Path, config: &Config, agents: &str) -> PathBuf {
     let agents: toml::Table = toml::from_str(agents).expect("[agents] settings");
     let rates = &config.rate_limits;
+    let connections = &config.connections;
     let mut file = json!({
         "listen": config.listen.to_string(),
         "base_url": config.base_url.as_str(),
@@ -38,6 +39,11 @@ pub(crate) fn write_settings(dir: &Path, config: &Config, agents: &str) -> PathB
             "device_poll_per_minute": rates.device_poll_per_minute,
             "writes_per_minute": rates.writes_per_minute,
             "forwarded_for": rates.forwarded_for,
+        },
+        "connections": {
+            "header_timeout_secs": connections.header_timeout_secs,
+            "body_idle_secs": connections.body_idle_secs,
+            "per_address": connections.per_address,
         },
     });
     let extra = [

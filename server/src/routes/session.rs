@@ -5,6 +5,7 @@ use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use serde::Deserialize;
+use subtle::ConstantTimeEq;
 use svc_protocol::ApiErrorBody;
 use svc_protocol::ErrorCode;
 use svc_protocol::login::{LoggedOut, PasswordLogin};
@@ -22,6 +23,41 @@ use crate::web::safe_return_to;
 
 /// A pending provider sign-in lives ten minutes.
 const LOGIN_STATE_MS: i64 = 10 * 60 * 1000;
+
+/// Binds a provider sign-in to the browser that began it, against login CSRF: a callback
+/// address someone completed at the provider as themselves and sent to another person
+/// signs nobody in there. `__Host-` and Secure like the session cookie; it lives as long
+/// as the pending sign-in and holds a random value whose hash is kept with the state.
+const LOGIN_COOKIE: &str = "__Host-svc_login";
+
+fn login_cookie(value: &str) -> String {
+    format!(
+        "{LOGIN_COOKIE}={value}; Path=/; Secure; HttpOnly; SameSite=Lax; Max-Age={}",
+        LOGIN_STATE_MS / 1000
+    )
+}
+
+fn clear_login_cookie() -> String {
+    format!("{LOGIN_COOKIE}=; Path=/; Secure; HttpOnly; SameSite=Lax; Max-Age=0")
+}
+
+/// What is kept of the login cookie's value: its SHA-256, hex.
+fn browser_hash(value: &str) -> String {
+    hex::encode(token::hash(value))
+}
+
+/// Whether this request comes from the browser that began `pending` (compared in
+/// constant time; a sign-in kept before the binding existed matches no browser).
+fn same_browser(headers: &HeaderMap, pending: &login_states::LoginState) -> bool {
+    let Some(value) = auth::cookie(headers, LOGIN_COOKIE) else {
+        return false;
+    };
+    bool::from(
+        browser_hash(value)
+            .as_bytes()
+            .ct_eq(pending.browser_hash.as_bytes()),
+    )
+}
 
 /// Verified against when the login is unknown, so both answers take as long.
 fn dummy_hash() -> String {
@@ -41,9 +77,11 @@ fn callback_uri(state: &AppState) -> String {
 }
 
 /// Leads to the identity provider's sign-in page (the local password page when no
-/// OpenID Connect provider is configured).
+/// OpenID Connect provider is configured), setting the cookie that ties the sign-in to
+/// this browser.
 #[utoipa::path(get, path = "/v1/login/browser", tag = "login", security(()), params(BrowserQuery),
-    responses((status = 303, description = "to the provider's page"), (status = 502, body = ApiErrorBody)))]
+    responses((status = 303, description = "to the provider's page, with the `__Host-svc_login` cookie"),
+        (status = 502, body = ApiErrorBody)))]
 pub async fn browser(
     State(state): State<AppState>,
     Query(q): Query<BrowserQuery>,
@@ -55,12 +93,14 @@ pub async fn browser(
         let target = format!("/login?{}", page.query().unwrap_or_default());
         return Ok(Redirect::to(&target).into_response());
     };
+    let browser = token::new_secret();
     let row = login_states::LoginState {
         state: token::new_secret(),
         nonce: token::new_secret(),
         pkce_verifier: token::new_secret(),
         return_to,
         expires_at: now_ms() + LOGIN_STATE_MS,
+        browser_hash: browser_hash(&browser),
     };
     let url = provider
         .authorize_url(
@@ -81,7 +121,9 @@ pub async fn browser(
     login_states::prune(tx.h(), now_ms()).await?;
     login_states::insert(tx.h(), &row).await?;
     tx.commit().await?;
-    Ok(Redirect::to(url.as_str()).into_response())
+    let mut response = Redirect::to(url.as_str()).into_response();
+    set_cookie(&mut response, &login_cookie(&browser))?;
+    Ok(response)
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
@@ -91,13 +133,17 @@ pub struct CallbackQuery {
     error: Option<String>,
 }
 
-/// The provider returns here: the person is found or created, the session cookie set,
-/// and the browser sent back to `return_to`.
+/// The provider returns here: in the browser that began the sign-in (its
+/// `__Host-svc_login` cookie), the person is found or created, the session cookie set,
+/// the login cookie cleared, and the browser sent back to `return_to`.
 #[utoipa::path(get, path = "/v1/login/callback", tag = "login", security(()), params(CallbackQuery),
     responses((status = 303, description = "signed in; back to return_to"),
-        (status = 400, body = ApiErrorBody), (status = 404, body = ApiErrorBody), (status = 502, body = ApiErrorBody)))]
+        (status = 400, body = ApiErrorBody),
+        (status = 403, body = ApiErrorBody, description = "`wrong_browser`: not the browser that began the sign-in"),
+        (status = 404, body = ApiErrorBody), (status = 502, body = ApiErrorBody)))]
 pub async fn callback(
     State(state): State<AppState>,
+    headers: HeaderMap,
     Query(q): Query<CallbackQuery>,
 ) -> ApiResult<Response> {
     let Some(provider) = &state.oidc else {
@@ -128,6 +174,15 @@ pub async fn callback(
             )
         })?
     };
+    // The state is used up either way: a callback address that reached another browser
+    // has leaked, and what it carries is not tried again.
+    if !same_browser(&headers, &pending) {
+        return Err(ApiError::forbidden(
+            ErrorCode::WrongBrowser,
+            "this sign-in was begun in another browser (or this browser lost its sign-in \
+             cookie); nobody was signed in; start again here",
+        ));
+    }
     let claims = provider
         .exchange(
             &code,
@@ -152,6 +207,7 @@ pub async fn callback(
     tracing::info!(login = %user.login, "signed in with the identity provider");
     let mut response = Redirect::to(&pending.return_to).into_response();
     set_cookie(&mut response, &auth::session_cookie(&session.token))?;
+    set_cookie(&mut response, &clear_login_cookie())?;
     Ok(response)
 }
 

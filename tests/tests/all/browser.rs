@@ -13,21 +13,24 @@ use svc_tests::fake_oidc::{FakeOidc, Person};
 use svc_tests::machine::Machine;
 use svc_tests::{KillOnDrop, TestApp, expect_error, expect_json};
 
-/// The session cookie's `name=value` from a `Set-Cookie`, checking its attributes.
-fn session_from(r: &Response) -> String {
-    let set = r
-        .headers()
-        .get(header::SET_COOKIE)
-        .expect("Set-Cookie")
-        .to_str()
-        .unwrap()
-        .to_owned();
+/// The `Set-Cookie` of `r` that sets the cookie `name`, if any.
+fn set_cookie(r: &Response, name: &str) -> Option<String> {
+    r.headers()
+        .get_all(header::SET_COOKIE)
+        .iter()
+        .map(|v| v.to_str().unwrap())
+        .find(|v| v.split_once('=').is_some_and(|(n, _)| n == name))
+        .map(str::to_owned)
+}
+
+/// `set`'s `name=value`, checking that it is a `__Host-` cookie living `max_age` seconds.
+fn host_cookie(set: &str, max_age: u32) -> String {
     for attr in [
         "Secure",
         "HttpOnly",
         "SameSite=Lax",
         "Path=/",
-        "Max-Age=2592000",
+        &format!("Max-Age={max_age}"),
     ] {
         assert!(
             set.split("; ").any(|a| a == attr),
@@ -35,7 +38,13 @@ fn session_from(r: &Response) -> String {
         );
     }
     assert!(!set.contains("Domain="), "host-only: {set}");
-    let pair = set.split(';').next().unwrap().to_owned();
+    set.split(';').next().unwrap().to_owned()
+}
+
+/// The session cookie's `name=value` from a `Set-Cookie`, checking its attributes.
+fn session_from(r: &Response) -> String {
+    let set = set_cookie(r, "__Host-svc_session").expect("the session cookie");
+    let pair = host_cookie(&set, 2_592_000);
     assert!(pair.starts_with("__Host-svc_session=svc_"), "{pair}");
     pair
 }
@@ -293,8 +302,9 @@ async fn the_device_page_asks_for_a_session_then_shows_the_code() {
     );
 }
 
-/// Walks the browser through provider sign-in and answers the final redirect.
-async fn provider_sign_in(app: &TestApp, return_to: &str) -> Response {
+/// A browser beginning provider sign-in: the provider's address it is sent to and the
+/// login cookie (`name=value`) that binds the sign-in to it.
+async fn begin_sign_in(app: &TestApp, return_to: &str) -> (String, String) {
     let r = app
         .request(
             Method::GET,
@@ -305,14 +315,39 @@ async fn provider_sign_in(app: &TestApp, return_to: &str) -> Response {
         .unwrap();
     assert_eq!(r.status(), StatusCode::SEE_OTHER, "{:?}", r.text().await);
     let authorize = r.headers()[header::LOCATION].to_str().unwrap().to_owned();
-    let r = app.client.get(&authorize).send().await.unwrap();
+    let set = set_cookie(&r, "__Host-svc_login").expect("the login cookie");
+    let pair = host_cookie(&set, 600);
+    assert!(pair.len() > "__Host-svc_login=".len() + 32, "{pair}");
+    (authorize, pair)
+}
+
+/// The provider signs its person in and answers the callback address it sends the
+/// browser back to.
+async fn at_provider(app: &TestApp, authorize: &str) -> String {
+    let r = app.client.get(authorize).send().await.unwrap();
     assert!(r.status().is_redirection(), "provider said {}", r.status());
     let callback = r.headers()[header::LOCATION].to_str().unwrap().to_owned();
     assert!(
         callback.starts_with(&app.url("/v1/login/callback?")),
         "{callback}"
     );
-    app.client.get(&callback).send().await.unwrap()
+    callback
+}
+
+/// The callback address opened in a browser holding `cookie` (none: a browser without).
+async fn open_callback(app: &TestApp, callback: &str, cookie: Option<&str>) -> Response {
+    let mut request = app.client.get(callback);
+    if let Some(cookie) = cookie {
+        request = request.header(header::COOKIE, cookie);
+    }
+    request.send().await.unwrap()
+}
+
+/// Walks one browser through provider sign-in and answers the final redirect.
+async fn provider_sign_in(app: &TestApp, return_to: &str) -> Response {
+    let (authorize, cookie) = begin_sign_in(app, return_to).await;
+    let callback = at_provider(app, &authorize).await;
+    open_callback(app, &callback, Some(&cookie)).await
 }
 
 #[tokio::test]
@@ -417,6 +452,79 @@ async fn a_provider_refusal_is_an_error_not_a_session() {
     assert!(r.headers().get(header::SET_COOKIE).is_none());
     let body: Value = expect_json(r, StatusCode::BAD_REQUEST).await;
     assert_eq!(body["error"]["code"], "access_denied");
+}
+
+fn person(sub: &str) -> Person {
+    Person {
+        sub: sub.into(),
+        email: Some(format!("{sub}@example.com")),
+        email_verified: true,
+        name: None,
+    }
+}
+
+/// Login CSRF: someone completes a sign-in at the provider as themselves and sends the
+/// callback address to another person. Only the browser that began a sign-in (its
+/// `__Host-svc_login` cookie) may finish it.
+#[tokio::test]
+async fn a_sign_in_finishes_only_in_the_browser_that_began_it() {
+    let provider = FakeOidc::start().await;
+    let app = TestApp::builder().oidc(provider.settings()).start().await;
+    let signed_in_as = |cookie: String| {
+        let request = app.request(Method::GET, "/v1/user");
+        async move {
+            let r = request.header(header::COOKIE, cookie).send().await.unwrap();
+            expect_json::<User>(r, StatusCode::OK).await.login
+        }
+    };
+
+    // The attacker begins, signs in at the provider, and sends the callback address to a
+    // victim whose browser has no sign-in going: nobody is signed in there.
+    provider.sign_in_as(person("mallory"));
+    let (authorize, mallory_cookie) = begin_sign_in(&app, "/").await;
+    let callback = at_provider(&app, &authorize).await;
+    let r = open_callback(&app, &callback, None).await;
+    assert_eq!(set_cookie(&r, "__Host-svc_session"), None);
+    expect_error(r, StatusCode::FORBIDDEN, "wrong_browser").await;
+    // The address has leaked, so it is used up: not even its own browser finishes it.
+    let r = open_callback(&app, &callback, Some(&mallory_cookie)).await;
+    assert_eq!(set_cookie(&r, "__Host-svc_session"), None);
+    expect_error(r, StatusCode::BAD_REQUEST, "bad_request").await;
+
+    // A victim in the middle of a sign-in of their own carries another browser's cookie.
+    let (victim_authorize, victim_cookie) = begin_sign_in(&app, "/victim").await;
+    provider.sign_in_as(person("mallory"));
+    let (authorize, _) = begin_sign_in(&app, "/").await;
+    let callback = at_provider(&app, &authorize).await;
+    let r = open_callback(&app, &callback, Some(&victim_cookie)).await;
+    assert_eq!(set_cookie(&r, "__Host-svc_session"), None);
+    expect_error(r, StatusCode::FORBIDDEN, "wrong_browser").await;
+    // A cookie of the right name with another value is another browser too.
+    provider.sign_in_as(person("mallory"));
+    let (authorize, _) = begin_sign_in(&app, "/").await;
+    let callback = at_provider(&app, &authorize).await;
+    let r = open_callback(&app, &callback, Some("__Host-svc_login=")).await;
+    expect_error(r, StatusCode::FORBIDDEN, "wrong_browser").await;
+
+    // The victim's own sign-in still finishes, in the victim's browser, as the victim;
+    // the login cookie is cleared with it.
+    provider.sign_in_as(person("victim"));
+    let victim_callback = at_provider(&app, &victim_authorize).await;
+    let r = open_callback(&app, &victim_callback, Some(&victim_cookie)).await;
+    assert_eq!(r.status(), StatusCode::SEE_OTHER);
+    assert_eq!(r.headers()[header::LOCATION], "/victim");
+    let cleared = set_cookie(&r, "__Host-svc_login").expect("the login cookie cleared");
+    assert_eq!(host_cookie(&cleared, 0), "__Host-svc_login=");
+    assert_eq!(signed_in_as(session_from(&r)).await, "victim");
+
+    // And the attacker's browser, which began its own, is signed in as the attacker.
+    provider.sign_in_as(person("mallory"));
+    let (authorize, cookie) = begin_sign_in(&app, "/").await;
+    let callback = at_provider(&app, &authorize).await;
+    let r = open_callback(&app, &callback, Some(&cookie)).await;
+    assert_eq!(r.status(), StatusCode::SEE_OTHER);
+    assert!(set_cookie(&r, "__Host-svc_login").is_some_and(|c| c.contains("Max-Age=0")));
+    assert_eq!(signed_in_as(session_from(&r)).await, "mallory");
 }
 
 /// What a person does: `svc login --no-browser`, open the printed address in Chromium,

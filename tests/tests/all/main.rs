@@ -53,6 +53,7 @@ mod presence;
 mod rate_limits;
 mod releases;
 mod server_binary;
+mod slow_clients;
 mod two_servers;
 mod web_branch;
 mod web_browser;

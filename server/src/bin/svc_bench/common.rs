@@ -183,9 +183,10 @@ impl Server {
         Server::start_with(data_dir, database_url, log, None).await
     }
 
-    /// The same, with a configuration file. The request rates a public server keeps are
-    /// switched off unless the file sets them: a bench seeds thousands of writes a minute
-    /// with one credential and measures speed, not the limits.
+    /// The same, with a configuration file. The request rates and the connections per
+    /// address a public server keeps are switched off unless the file sets them: a bench
+    /// seeds thousands of writes a minute with one credential, over hundreds of
+    /// connections from one address, and measures speed, not the limits.
     pub async fn start_with(
         data_dir: &Path,
         database_url: Option<&str>,
@@ -202,6 +203,9 @@ impl Server {
             settings.push_str(
                 "\n[rate_limits]\nsign_in_per_minute = 0\ndevice_poll_per_minute = 0\nwrites_per_minute = 0\n",
             );
+        }
+        if !settings.contains("[connections]") {
+            settings.push_str("\n[connections]\nper_address = 0\n");
         }
         let settings_file = log.with_extension("settings.toml");
         std::fs::write(&settings_file, settings)?;
