@@ -570,11 +570,10 @@ async fn a_merged_branch_keeps_its_diff_and_nothing_to_merge_is_not_ready() {
     );
 
     // A branch at main's head: nothing to merge.
-    let main = w.git.ok(&w.work, &["ls-remote", "origin", "refs/heads/main"]);
-    let main = main.split('\t').next().unwrap();
+    w.git.ok(&w.work, &["fetch", "-q", "origin"]);
     w.git.ok(
         &w.work,
-        &["push", "-q", "origin", &format!("{main}:refs/heads/same")],
+        &["push", "-q", "origin", "origin/main:refs/heads/same"],
     );
     let b = w
         .app
