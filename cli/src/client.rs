@@ -252,6 +252,9 @@ pub fn advice(code: ErrorCode) -> Option<&'static str> {
             "only the person who launched a session can send it messages; svc agent launch starts your own, svc agent chat a chat of your own"
         }
         ErrorCode::NotOpen => "svc branch view shows whether it was merged or closed",
+        ErrorCode::NothingToMerge => {
+            "commit to the branch and push first; svc branch delete removes a branch with nothing of its own"
+        }
         ErrorCode::NotYourNamespace => {
             "use your own login, or an organization you are in; svc org list shows them"
         }

@@ -3,6 +3,13 @@
 //! instead of `println!`'s panic; notes on stderr go through [`errln!`]. Long output for
 //! people: colour when it reaches a terminal, a pager (`$PAGER`, else `less -FRX`) when
 //! stdout is one, as git does, and the one way every command shows a time.
+//!
+//! A list ([`crate::commands::print_list`]) prints only its table on stdout, header row
+//! first, so a pipe reads a header and rows (`svc branch list | head -1` is the header);
+//! whatever is said about it (what it lists, counts, that it has no rows, how to see
+//! more) follows it on stderr, where a person still reads it (and which stays quiet when
+//! the reader went away before the table). `--json` prints no such notes: the JSON holds
+//! it all.
 
 use std::io::{self, IsTerminal, Write};
 use std::process::{Child, Command, Stdio};

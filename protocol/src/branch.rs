@@ -295,12 +295,15 @@ pub struct DiffStats {
     pub deletions: u64,
 }
 
-/// `branchDiff`: three-dot diff from the merge base to the head.
+/// `branchDiff`: three-dot diff from the merge base to the head. A merged branch's is
+/// what its merge brought in: `base` and `merge_base` are the merge commit's first
+/// parent (main before the merge), `head` the merge commit.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct BranchDiff {
-    /// Main's head.
+    /// Main's head (a merged branch: main before its merge).
     pub base: String,
+    /// The branch's head (a merged branch: its merge commit).
     pub head: String,
     pub merge_base: String,
     pub files: Vec<DiffFile>,

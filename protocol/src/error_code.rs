@@ -141,6 +141,9 @@ error_codes! {
     NotOpen = "not_open",
     /// A namespace the caller may not act for.
     NotYourNamespace = "not_your_namespace",
+    /// A merge of a branch main has already (its head is main's, or behind it): it
+    /// would make an empty merge commit.
+    NothingToMerge = "nothing_to_merge",
     /// A second repo in a plain repo.
     PlainRepo = "plain_repo",
     /// The sign-in provider answered with an error.

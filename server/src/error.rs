@@ -178,6 +178,10 @@ impl From<merge::Error> for ApiError {
                 ErrorCode::Unrelated,
                 "the branch shares no history with main, so it cannot be merged",
             ),
+            merge::Error::NothingToMerge { head, .. } => ApiError::conflict(
+                ErrorCode::NothingToMerge,
+                format!("main has {head} already: there is nothing to merge"),
+            ),
             merge::Error::RefMoved(name) => ApiError::conflict(
                 ErrorCode::RefMoved,
                 format!("{name} moved meanwhile; try again"),

@@ -294,6 +294,7 @@ async fn rows_in(
             NeedState::Failing
         } else if facts::fresh(b, repo.default_head.as_deref())
             && b.facts.mergeable.as_deref() == Some("clean")
+            && has_work(b)
         {
             let required = match &required {
                 Some(r) => r,
@@ -334,6 +335,13 @@ async fn rows_in(
 fn conflicts(b: &BranchRow) -> bool {
     b.facts.facts_head.as_deref() == Some(b.head.as_str())
         && b.facts.mergeable.as_deref() == Some("conflicts")
+}
+
+/// The branch has commits main lacks, by its fresh facts: a head that is its own merge
+/// base with main (main has it already: pushed with `--mirror`, merged elsewhere) has
+/// nothing to merge, as `mergeBranch` answers.
+fn has_work(b: &BranchRow) -> bool {
+    b.facts.base.as_deref() != Some(b.head.as_str())
 }
 
 fn conflict_paths(b: &BranchRow) -> Vec<String> {

@@ -33,7 +33,8 @@ use clap::{Parser, Subcommand};
 use serde::Serialize;
 
 use crate::error::{CommandError, Result};
-use crate::terminal::outln;
+use crate::table::Table;
+use crate::terminal::{errln, outln, write_out};
 
 /// svc: host, follow and collaborate on monorepos.
 #[derive(Debug, Parser)]
@@ -148,14 +149,63 @@ pub fn print<T: Serialize>(
     human: impl FnOnce() -> String,
 ) -> Result<()> {
     if global.json {
-        let text = serde_json::to_string_pretty(value)
-            .map_err(|e| CommandError::internal("cannot encode the answer as JSON").because(&e))?;
-        outln!("{text}")?;
-    } else {
-        let text = human();
-        if !text.is_empty() {
-            outln!("{}", text.trim_end())?;
-        }
+        return print_json(value);
+    }
+    let text = human();
+    if !text.is_empty() {
+        outln!("{}", text.trim_end())?;
     }
     Ok(())
+}
+
+/// A list for people: its table, and notes about it.
+pub struct Listing {
+    /// Said after the table: what is listed, counts, that there are no rows.
+    pub notes: Vec<String>,
+    /// The header and rows; None when there are no rows.
+    pub table: Option<Table>,
+}
+
+impl Listing {
+    /// Rows under their header.
+    pub fn of(table: Table) -> Listing {
+        Listing {
+            notes: Vec::new(),
+            table: Some(table),
+        }
+    }
+
+    /// No rows, and the note saying so.
+    pub fn empty(note: impl Into<String>) -> Listing {
+        Listing {
+            notes: vec![note.into()],
+            table: None,
+        }
+    }
+}
+
+/// Prints a list: JSON when asked; else its table alone on stdout, header row first, then
+/// its notes on stderr (the rule is [`crate::terminal`]'s).
+pub fn print_list<T: Serialize>(
+    global: &Global,
+    value: &T,
+    human: impl FnOnce() -> Listing,
+) -> Result<()> {
+    if global.json {
+        return print_json(value);
+    }
+    let listing = human();
+    if let Some(table) = listing.table {
+        write_out(table.render().as_bytes())?;
+    }
+    for note in &listing.notes {
+        errln!("{note}");
+    }
+    Ok(())
+}
+
+fn print_json<T: Serialize>(value: &T) -> Result<()> {
+    let text = serde_json::to_string_pretty(value)
+        .map_err(|e| CommandError::internal("cannot encode the answer as JSON").because(&e))?;
+    outln!("{text}")
 }

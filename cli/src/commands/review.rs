@@ -3,7 +3,7 @@
 use reqwest::Method;
 use svc_protocol::branch::{CreateReview, Review, ReviewList, ReviewState};
 
-use crate::commands::{Global, branch, print};
+use crate::commands::{Global, Listing, branch, print, print_list};
 use crate::error::{CommandError, Result};
 use crate::table::Table;
 use crate::target::{self, RepoArgs};
@@ -49,9 +49,9 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
     let path = format!("{}/reviews", target.branch_path(&name));
     if args.list {
         let list: ReviewList = target.session.get(&path)?;
-        return print(global, &list, || match list.items.is_empty() {
-            true => format!("No reviews of {name} yet"),
-            false => table(&list.items).render(),
+        return print_list(global, &list, || match list.items.is_empty() {
+            true => Listing::empty(format!("No reviews of {name} yet")),
+            false => Listing::of(table(&list.items)),
         });
     }
     let state = if args.approve {

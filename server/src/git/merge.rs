@@ -34,6 +34,10 @@ pub enum Error {
     /// Main and the head share no history, which git refuses to merge: answer 409.
     #[error("{main} and {head} have no common history")]
     Unrelated { main: ObjectId, head: ObjectId },
+    /// Main has the head already (they are one commit, or the head is behind main): a
+    /// merge would only make an empty commit. Answer 409.
+    #[error("{main} contains {head} already")]
+    NothingToMerge { main: ObjectId, head: ObjectId },
     /// The named ref no longer points where the caller expected, or is gone: answer
     /// 409, or read it again and retry.
     #[error("{0} moved")]
@@ -149,9 +153,10 @@ impl Repo {
     }
 
     /// Writes a merge commit of head into main, dated now, and answers its id: parents
-    /// `[main, head]`, always two (also when main could fast-forward, or contains head
-    /// already), the merged tree, and `message` ending in one newline as git writes it.
-    /// Refuses with [`Error::Conflicts`] writing nothing; moves no ref.
+    /// `[main, head]`, always two (also when main could fast-forward), the merged tree,
+    /// and `message` ending in one newline as git writes it. Refuses with
+    /// [`Error::Conflicts`], or [`Error::NothingToMerge`] when main contains head
+    /// already, writing nothing; moves no ref.
     pub fn merge(
         &self,
         main: ObjectId,
@@ -161,8 +166,10 @@ impl Repo {
         message: &str,
     ) -> Result<ObjectId, Error> {
         let mut repo = merge_handle(self);
-        if best_base(&repo, main, head)?.is_none() {
-            return Err(Error::Unrelated { main, head });
+        match best_base(&repo, main, head)? {
+            None => return Err(Error::Unrelated { main, head }),
+            Some(base) if base == head => return Err(Error::NothingToMerge { main, head }),
+            Some(_) => {}
         }
         let merged = merge_trees(&repo, main, head)?;
         if !merged.conflicts.is_empty() {

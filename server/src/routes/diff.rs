@@ -1,4 +1,5 @@
-//! branchDiff: the three-dot diff of a branch, as JSON or as a stream of lines.
+//! branchDiff: the three-dot diff of a branch, as JSON or as a stream of lines. A merged
+//! branch keeps the diff its merge brought into main.
 //!
 //! The streamed form sends `start` once the changed files are known, then the files as
 //! they are diffed (gathered up to 64 KiB or 5 ms, then sent); a finished stream is kept by (main, head) and replayed with an
@@ -58,7 +59,8 @@ pub struct DiffQuery {
     pub(crate) format: Option<String>,
 }
 
-/// The three-dot diff from the merge base of main and the branch to its head.
+/// The three-dot diff from the merge base of main and the branch to its head; for a
+/// merged branch, what its merge brought in (from the merge's first parent to the merge).
 #[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/diff", tag = "branches",
     params(BranchPath, DiffQuery),
     responses((status = 200, body = BranchDiff, description = "JSON; with stream=1, application/x-ndjson BranchDiffLine lines"),
@@ -71,17 +73,23 @@ pub async fn diff(
     Path(path): Path<BranchPath>,
     Query(q): Query<DiffQuery>,
 ) -> ApiResult<Response> {
-    let (repo, head) = {
+    let (repo, row) = {
         let mut conn = state.store.read().await?;
         let (_, repo) = path.resolve(conn.h(), &caller, Need::Read).await?;
         let row = path.live(conn.h(), &repo).await?;
-        (repo, row.head)
+        (repo, row)
     };
     let Some(main) = repo.default_head.clone() else {
         return Err(ApiError::conflict(
             ErrorCode::NoMain,
             "the repo has no main to diff against yet",
         ));
+    };
+    // A merged branch shows what its merge brought in (main has its head, so a diff
+    // against main now would be empty): from the merge's first parent to the merge.
+    let (main, head) = match row.merge_sha.filter(|_| row.state == "merged") {
+        Some(merge) => state.git(&repo, move |git| merge_ends(&git, merge)).await?,
+        None => (main, row.head),
     };
     let etag = format!("\"{main}.{head}\"");
     let matches = headers
@@ -145,6 +153,21 @@ pub async fn diff(
         response.headers_mut().insert(header::ETAG, v);
     }
     Ok(response)
+}
+
+/// The first parent of the merge commit `merge` (main before the merge) and `merge`.
+fn merge_ends(git: &Repo, merge: String) -> Result<(String, String), diff::Error> {
+    let id = git
+        .commit_exists(&merge)
+        .map_err(|e| diff::Error::Git(e.to_string()))?
+        .ok_or_else(|| diff::Error::NotFound(format!("merge commit {merge}")))?;
+    let parents = git
+        .first_parents(id, None, 2)
+        .map_err(|e| diff::Error::Git(e.to_string()))?;
+    let parent = parents
+        .get(1)
+        .ok_or_else(|| diff::Error::Git(format!("merge commit {merge} has no parent")))?;
+    Ok((parent.to_string(), merge))
 }
 
 fn not_modified(etag: &str) -> Response {

@@ -7,6 +7,7 @@
 //! decides and the loser merges again onto the new main.
 
 use axum::extract::State;
+use gix::ObjectId;
 use serde::Deserialize;
 use svc_protocol::ApiErrorBody;
 use svc_protocol::ErrorCode;
@@ -22,6 +23,7 @@ use crate::git::record::{self, Actor};
 use crate::paths::BranchPath;
 use crate::state::AppState;
 use crate::store::merges::{self, MergeRow};
+use crate::store::repos::RepoRow;
 use crate::store::{now_ms, time_of, users};
 
 /// Times a merge is redone when main moved under it (another process merged).
@@ -39,7 +41,7 @@ pub struct MergeQuery {
 #[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/merge", tag = "branches",
     params(BranchPath, MergeQuery),
     responses((status = 200, body = MergeResult), (status = 404, body = ApiErrorBody),
-        (status = 409, body = ApiErrorBody, description = "conflicts (with `paths`), not_open, no_main"),
+        (status = 409, body = ApiErrorBody, description = "conflicts (with `paths`), not_open, no_main, nothing_to_merge, unrelated, main_moved"),
         (status = 412, body = ApiErrorBody, description = "checks_not_green (with `checks`)"),
         (status = 503, body = ApiErrorBody, description = "checks_unknown (with `checks`)")))]
 pub async fn merge(
@@ -81,15 +83,25 @@ pub async fn merge(
                 .ok_or_else(|| ApiError::unauthorized("unknown user"))?;
             (repo, row, checks, user)
         };
-        if !force {
-            require_green(checks, "merge")?;
-        }
         let Some(main) = repo.default_head.clone() else {
             return Err(ApiError::conflict(
                 ErrorCode::NoMain,
                 "the repo has no main to merge into yet",
             ));
         };
+        // Before the gate: forcing cannot help a branch main has already.
+        let Some((main_id, head_id)) = ends(&state, &repo, main, row.head.clone()).await? else {
+            return Err(ApiError::conflict(
+                ErrorCode::NothingToMerge,
+                format!(
+                    "main has every commit of {} already: there is nothing to merge",
+                    row.name
+                ),
+            ));
+        };
+        if !force {
+            require_green(checks, "merge")?;
+        }
         let message = message(
             row.title.as_deref(),
             row.description.as_deref(),
@@ -98,21 +110,11 @@ pub async fn merge(
         );
         let author = Person::author(&user);
         let committer = Person::service(&state.config);
-        let head = row.head.clone();
-        let made = {
-            let main = main.clone();
-            state
-                .git(&repo, move |git| {
-                    let main = git
-                        .commit_exists(&main)?
-                        .ok_or_else(|| merge::Error::NotFound("main".into()))?;
-                    let head = git
-                        .commit_exists(&head)?
-                        .ok_or_else(|| merge::Error::NotFound("head".into()))?;
-                    Ok::<_, merge::Error>(git.merge(main, head, &author, &committer, &message))
-                })
-                .await?
-        };
+        let made = state
+            .git(&repo, move |git| {
+                Ok::<_, merge::Error>(git.merge(main_id, head_id, &author, &committer, &message))
+            })
+            .await?;
         let sha = match made {
             Ok(sha) => sha,
             Err(merge::Error::Conflicts(paths)) => {
@@ -146,10 +148,7 @@ pub async fn merge(
         let main_ref = format!("refs/heads/{}", repo.default_branch);
         let moved = state
             .git(&repo, move |git| {
-                let old = git
-                    .commit_exists(&main)?
-                    .ok_or_else(|| merge::Error::NotFound("main".into()))?;
-                Ok::<_, merge::Error>(git.update_ref(&main_ref, old, sha))
+                Ok::<_, merge::Error>(git.update_ref(&main_ref, main_id, sha))
             })
             .await?;
         match moved {
@@ -185,6 +184,28 @@ pub async fn merge(
         ErrorCode::MainMoved,
         "main kept moving while merging; try again",
     ))
+}
+
+/// Main's head and the branch's as commits, or None when main has the branch's head
+/// already (they are one commit, or the branch is behind main): nothing to merge.
+async fn ends(
+    state: &AppState,
+    repo: &RepoRow,
+    main: String,
+    head: String,
+) -> ApiResult<Option<(ObjectId, ObjectId)>> {
+    state
+        .git(repo, move |git| {
+            let main = git
+                .commit_exists(&main)?
+                .ok_or_else(|| merge::Error::NotFound("main".into()))?;
+            let head = git
+                .commit_exists(&head)?
+                .ok_or_else(|| merge::Error::NotFound("head".into()))?;
+            let contained = git.merge_base(main, head)? == Some(head);
+            Ok::<_, merge::Error>((!contained).then_some((main, head)))
+        })
+        .await
 }
 
 /// The merge commit's message: the branch's title and description.

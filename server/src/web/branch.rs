@@ -402,7 +402,14 @@ async fn build(
         path,
         section: DiffSection {
             raw_diff: format!("{api}/diff?format=patch&max_bytes={RAW_PATCH_BYTES}"),
-            blob_base: format!("{repo_page}/blob/{}/", b.head),
+            // The diff's new side: a merged branch's is its merge commit.
+            blob_base: format!(
+                "{repo_page}/blob/{}/",
+                b.merge_sha
+                    .as_deref()
+                    .filter(|_| b.state == "merged")
+                    .unwrap_or(&b.head)
+            ),
             api,
             main_branch: repo.default_branch.clone(),
             merged: b.state == "merged",
@@ -599,6 +606,9 @@ fn merge_view(b: &Branch, main_head: Option<&str>) -> MergeView {
     let mut why = Vec::new();
     if main_head.is_none() {
         why.push("the repo has no main to merge into yet".to_owned());
+    }
+    if !b.stale && b.base.as_deref() == Some(b.head.as_str()) {
+        why.push("main has every commit of it already, so there is nothing to merge".to_owned());
     }
     if b.mergeable == Mergeable::Conflicts {
         let mut text = format!("it conflicts with main in {} file(s)", b.conflicts.len());

@@ -852,3 +852,154 @@ async fn a_merged_branch_keeps_its_facts_when_main_moves_on() {
         "{updated:?}"
     );
 }
+
+/// A branch main has already (pushed at main's head, or behind it, as `git push --mirror`
+/// of an existing project makes them) has nothing to merge: it is never `ready` in
+/// needs-you, and a merge, forced or not, red checks or not, is 409 `nothing_to_merge`
+/// that moves no main, writes no `merged` event and leaves the branch open.
+#[tokio::test]
+async fn a_branch_main_has_already_has_nothing_to_merge() {
+    let w = world().await;
+    let old = w.git.ok(&w.work, &["rev-parse", "main"]).trim().to_owned();
+    w.push_branch("landed", "landed", &[("l.txt", b"l\n")]);
+    expect_json::<Value>(w.merge("landed", "").await, StatusCode::OK).await;
+    w.fetch();
+    let main = w
+        .git
+        .ok(&w.work, &["rev-parse", "origin/main"])
+        .trim()
+        .to_owned();
+    for (branch, at) in [("same", &main), ("behind", &old)] {
+        let refspec = format!("{at}:refs/heads/{branch}");
+        w.git.ok(&w.work, &["push", "-q", "origin", &refspec]);
+    }
+    w.push_branch("work", "work", &[("w.txt", b"w\n")]);
+    for branch in ["same", "behind", "work"] {
+        let b = w.fresh(branch).await;
+        assert_eq!((b["state"].as_str(), b["author"].as_str()), (Some("open"), Some("ann")));
+    }
+
+    // Only the branch with work of its own is ready.
+    let needs = w.app.get_json(&w.token, "/v1/branches").await;
+    let rows: Vec<(&str, &str)> = needs["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["branch"].as_str().unwrap(), r["state"].as_str().unwrap()))
+        .collect();
+    assert_eq!(rows, [("work", "ready")], "{needs}");
+
+    let merged_events = w.events("merged").await.len();
+    let refused = |e: &Value| e["error"]["message"].as_str().unwrap_or("").to_owned();
+    for branch in ["same", "behind"] {
+        for query in ["", "?force=1"] {
+            let e = expect_error(
+                w.merge(branch, query).await,
+                StatusCode::CONFLICT,
+                "nothing_to_merge",
+            )
+            .await;
+            assert!(
+                refused(&e).contains(&format!("every commit of {branch} already")),
+                "{e}"
+            );
+        }
+    }
+    // Before the gate: required checks that have not reported do not hide the reason.
+    push_meta_config(&w, "[repos.\"app\"]\nrequired_checks = [\"ci\"]\n");
+    expect_error(
+        w.merge("same", "").await,
+        StatusCode::CONFLICT,
+        "nothing_to_merge",
+    )
+    .await;
+
+    w.fetch();
+    let now = w.git.ok(&w.work, &["rev-parse", "origin/main"]);
+    assert_eq!(now.trim(), main);
+    assert_eq!(w.events("merged").await.len(), merged_events);
+    for branch in ["same", "behind"] {
+        let b = w
+            .app
+            .get_json(&w.token, &format!("{R}/branches/{branch}"))
+            .await;
+        assert_eq!(b["state"], "open", "{b}");
+        assert_eq!(b["merge_sha"], Value::Null, "{b}");
+    }
+}
+
+/// A merged branch keeps its diff: what its merge brought into main (from the merge's
+/// first parent to the merge commit), in the plain, patch and streamed forms, also
+/// after main moved on; once deleted, the branch has no diff (404) as before.
+#[tokio::test]
+async fn a_merged_branch_keeps_the_diff_its_merge_brought_in() {
+    let w = world().await;
+    w.push_branch(
+        "topic",
+        "topic",
+        &[("b.txt", b"b\n"), ("src/lib.rs", b"fn y() {}\n")],
+    );
+    let before = w.git.ok(&w.work, &["rev-parse", "main"]).trim().to_owned();
+    let merged: Value = expect_json(w.merge("topic", "").await, StatusCode::OK).await;
+    let sha = merged["sha"].as_str().unwrap();
+    w.fetch();
+    w.push_branch("later", "later", &[("c.txt", b"c\n")]);
+    expect_json::<Value>(w.merge("later", "").await, StatusCode::OK).await;
+
+    let path = format!("{R}/branches/topic/diff");
+    let d = w.app.get_json(&w.token, &path).await;
+    let paths = |files: &Value| -> Vec<String> {
+        files
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["path"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(paths(&d["files"]), ["src/lib.rs", "b.txt"], "{d}");
+    assert_eq!(
+        (d["base"].as_str(), d["merge_base"].as_str(), d["head"].as_str()),
+        (Some(before.as_str()), Some(before.as_str()), Some(sha))
+    );
+    assert_eq!(d["stats"]["additions"], 2, "{d}");
+    let patch = w
+        .app
+        .as_user(Method::GET, &format!("{path}?format=patch"), &w.token)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(patch.contains("+++ b/b.txt\n"), "{patch}");
+    assert!(patch.contains("-fn x() {}\n+fn y() {}\n"), "{patch}");
+    let r = w
+        .app
+        .as_user(Method::GET, &format!("{path}?patches=1&stream=1"), &w.token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let lines: Vec<Value> = r
+        .text()
+        .await
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines[0]["type"], "start");
+    assert_eq!(lines[0]["head"], sha);
+    let files: Vec<Value> = lines
+        .iter()
+        .filter(|l| l["type"] == "file")
+        .cloned()
+        .collect();
+    assert_eq!(paths(&Value::from(files)), ["src/lib.rs", "b.txt"]);
+
+    let r = w
+        .send(Method::DELETE, &format!("{R}/branches/topic"), None)
+        .await;
+    assert!(r.status().is_success(), "{}", r.status());
+    let r = w.send(Method::GET, &path, None).await;
+    assert_eq!(r.status(), StatusCode::NOT_FOUND);
+}

@@ -164,21 +164,26 @@ async fn branch_review_checks_diff_and_merge_from_a_clone() {
         assert!(view.contains(part), "{part:?} in {view}");
     }
 
-    // The list: main's head, then a header and aligned columns, RFC 3339 off a terminal.
+    // The list: a header and aligned columns, RFC 3339 off a terminal, alone on stdout
+    // (a pipe's first line is the header); main's head is said on stderr.
     let list = w.json(&web, &["branch", "list"]);
     let pushed = list["items"][0]["pushed_at"].as_str().unwrap();
     assert!(pushed.ends_with('Z'), "{pushed}");
     assert_eq!(list["items"][0]["checks"]["build_state"], "not_built");
     let main = list["default_head"].as_str().unwrap();
+    let out = w.run(&web, &["branch", "list"]);
+    assert!(out.status.success(), "{}", all_output(&out));
     assert_eq!(
-        w.ok(&web, &["branch", "list"]),
+        String::from_utf8(out.stdout).unwrap(),
         format!(
-            "main is at {}\n\n\
-             BRANCH     STATE  COMMITS            MERGEABLE  CHECKS     AUTHOR  PUSHED                TITLE\n\
+            "BRANCH     STATE  COMMITS            MERGEABLE  CHECKS     AUTHOR  PUSHED                TITLE\n\
              feature/x  open   ahead 1, behind 0  clean      not built  ann     {}Z\n",
-            &main[..7],
             &pushed[..19]
         )
+    );
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        format!("main is at {}\n", &main[..7])
     );
 
     // The diff is git's, byte for byte; plain when not on a terminal, and never paged.
@@ -320,6 +325,20 @@ async fn branch_review_checks_diff_and_merge_from_a_clone() {
         &[&["branch", "create", "topic"][..], &r, &["--title", "T"]].concat(),
     );
     assert_eq!(made.trim(), format!("Created branch topic at {main}"));
+    // Made at main, it has nothing to merge: refused, forced or not, saying so.
+    for force in [&[][..], &["--force"]] {
+        let err = w.refused(
+            home,
+            &[&["branch", "merge", "topic"][..], &r, force].concat(),
+        );
+        assert!(
+            err.contains("topic is not merged: main has every commit of it already, so there is nothing to merge")
+                && err.contains("hint: commit to the branch and push first"),
+            "{err}"
+        );
+    }
+    let main_now = w.git(&web, &["ls-remote", "origin", "refs/heads/main"]);
+    assert!(main_now.starts_with(main), "{main_now}");
     let edited = w.json(
         home,
         &[&["branch", "edit", "topic", "--title", "New"][..], &r].concat(),

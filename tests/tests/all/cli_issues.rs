@@ -77,12 +77,16 @@ async fn issues_from_the_command_line() {
     let list = ann.json(&[&["issue", "list"], &r[..], &["--label", "bug"]].concat());
     assert_eq!(list["items"][0]["title"], "Crash on start");
     assert_eq!(list["open_count"], 1);
-    let table = ann.ok(&[&["issue", "list"], &r[..]].concat());
-    assert!(
-        table.starts_with("2 open, 0 closed in ann/mono\n"),
-        "{table}"
-    );
+    // The table alone on stdout, header first; the counts on stderr.
+    let out = ann.svc(&[&["issue", "list"], &r[..]].concat()).output().unwrap();
+    assert!(out.status.success(), "{}", all_output(&out));
+    let table = String::from_utf8(out.stdout).unwrap();
+    assert!(table.starts_with("#  STATE  TITLE"), "{table}");
     assert!(table.contains("Crash on start"), "{table}");
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        "2 open, 0 closed in ann/mono\n"
+    );
 
     ann.ok(&[
         &["issue", "comment", "1"],

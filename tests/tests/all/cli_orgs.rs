@@ -188,9 +188,14 @@ async fn create_view_list_and_edit_an_org() {
             .contains("you are not in it; created "),
         "an outsider is told so"
     );
+    let out = bob.run(&["org", "list"]);
+    assert!(out.status.success(), "{}", all_output(&out));
     assert_eq!(
-        bob.ok(&["org", "list"]),
-        "You are in no organization (make one with svc org create <login>)\n"
+        (out.stdout.as_slice(), String::from_utf8(out.stderr).unwrap()),
+        (
+            &b""[..],
+            "You are in no organization (make one with svc org create <login>)\n".to_owned()
+        )
     );
     assert_eq!(bob.json(&["org", "list"])["items"], json!([]));
 }
@@ -301,9 +306,11 @@ async fn people_invites_and_the_last_owner() {
         ann.json(&["org", "uninvite", "acme", "cy@example.com"]),
         json!({"org": "acme", "withdrawn": "cy@example.com"})
     );
+    let out = ann.run(&["org", "invites", "acme"]);
+    assert!(out.status.success(), "{}", all_output(&out));
     assert_eq!(
-        ann.ok(&["org", "invites", "acme"]),
-        "No pending invites to acme\n"
+        (out.stdout.as_slice(), String::from_utf8(out.stderr).unwrap()),
+        (&b""[..], "No pending invites to acme\n".to_owned())
     );
     assert_eq!(ann.json(&["org", "invites", "acme"])["items"], json!([]));
 

@@ -540,3 +540,51 @@ async fn in_a_browser_the_diff_streams_in_the_page_follows_its_branch_and_merges
         .await;
     browser.close().await;
 }
+
+/// A merged branch's page keeps the diff its merge brought into main (not "no changes"),
+/// with its files' links at the merge commit; a branch main has already is not "ready to
+/// merge" but says there is nothing to merge.
+#[tokio::test]
+async fn a_merged_branch_keeps_its_diff_and_nothing_to_merge_is_not_ready() {
+    let w = World::new().await;
+    let cookie = w.sign_in("ann").await;
+    let merged = w
+        .api(Method::POST, &format!("{API}/merge"), json!({}))
+        .await;
+    let sha = merged["sha"].as_str().unwrap();
+
+    let (status, html) = w.page(Some(&cookie), PAGE).await;
+    assert_eq!(status, StatusCode::OK, "{html}");
+    assert!(html.contains(r#"<p id="merged""#), "{html}");
+    for path in ["a.txt", "web/x.html"] {
+        assert!(
+            html.contains(&format!(r#"<li data-path="{path}">"#)),
+            "{path} in {html}"
+        );
+    }
+    assert!(html.contains("line ten"), "{html}");
+    assert!(!html.contains("No changes against main"), "{html}");
+    assert!(
+        html.contains(&format!("/ann/mono/-/app/blob/{sha}/a.txt")),
+        "{html}"
+    );
+
+    // A branch at main's head: nothing to merge.
+    w.git.ok(&w.work, &["fetch", "-q", "origin"]);
+    w.git.ok(
+        &w.work,
+        &["push", "-q", "origin", "origin/main:refs/heads/same"],
+    );
+    let b = w
+        .app
+        .get_json(&w.token, &format!("{R}/branches/same?fresh=1"))
+        .await;
+    assert_eq!((b["stale"].as_bool(), b["ahead"].as_u64()), (Some(false), Some(0)));
+    let (status, html) = w.page(Some(&cookie), "/ann/mono/-/app/branches/same").await;
+    assert_eq!(status, StatusCode::OK, "{html}");
+    assert!(
+        html.contains("Merging would be refused now: main has every commit of it already, so there is nothing to merge."),
+        "{html}"
+    );
+    assert!(!html.contains("ready to merge"), "{html}");
+}

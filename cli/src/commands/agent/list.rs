@@ -2,7 +2,7 @@
 
 use svc_protocol::agent::SessionList;
 
-use crate::commands::{Global, print};
+use crate::commands::{Global, Listing, print_list};
 use crate::error::Result;
 use crate::target::{self, MonorepoArgs};
 
@@ -20,8 +20,8 @@ pub struct Args {
 pub fn run(global: &Global, args: &Args) -> Result<()> {
     let target = target::monorepo(global, &args.monorepo)?;
     let list: SessionList = target.session.get(&format!("{}/agents", target.path()))?;
-    print(global, &list, || match list.items.is_empty() {
-        true => format!("{} has no agent sessions", target.label()),
-        false => super::table(&list.items).render(),
+    print_list(global, &list, || match list.items.is_empty() {
+        true => Listing::empty(format!("{} has no agent sessions", target.label())),
+        false => Listing::of(super::table(&list.items)),
     })
 }

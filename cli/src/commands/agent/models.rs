@@ -2,7 +2,7 @@
 
 use svc_protocol::agent::AgentModelList;
 
-use crate::commands::{Global, print};
+use crate::commands::{Global, Listing, print_list};
 use crate::error::Result;
 use crate::table::Table;
 use crate::target::{self, MonorepoArgs};
@@ -22,9 +22,9 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
     let list: AgentModelList = target
         .session
         .get(&format!("{}/agent-models", target.path()))?;
-    print(global, &list, || {
+    print_list(global, &list, || {
         if list.items.is_empty() {
-            return format!("{} offers no agent models", target.label());
+            return Listing::empty(format!("{} offers no agent models", target.label()));
         }
         let mut table = Table::new(&["MODEL", "RUNNER", "DEFAULT"]);
         for m in &list.items {
@@ -34,6 +34,6 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
                 if m.default { "yes" } else { "" }.to_owned(),
             ]);
         }
-        table.render()
+        Listing::of(table)
     })
 }

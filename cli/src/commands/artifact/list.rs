@@ -4,7 +4,7 @@ use reqwest::Method;
 use svc_protocol::artifact::ArtifactList;
 
 use super::BranchArgs;
-use crate::commands::{Global, print};
+use crate::commands::{Global, Listing, print_list};
 use crate::error::Result;
 use crate::table::Table;
 use crate::terminal::when;
@@ -20,9 +20,9 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
     let (target, branch) = args.on.resolve(global)?;
     let path = super::list_path(&target, &branch);
     let list: ArtifactList = super::call(&target, target.session.request(Method::GET, &path)?)?;
-    print(global, &list, || {
+    print_list(global, &list, || {
         if list.items.is_empty() {
-            return format!("{branch} of {} has no artifacts", target.label());
+            return Listing::empty(format!("{branch} of {} has no artifacts", target.label()));
         }
         let mut table = Table::new(&["NAME", "KIND", "VERSION", "SIZE", "UPDATED", "BY"]);
         for a in &list.items {
@@ -36,6 +36,6 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
                 newest.map_or_else(|| "-".to_owned(), |v| v.created_by.clone()),
             ]);
         }
-        table.render()
+        Listing::of(table)
     })
 }

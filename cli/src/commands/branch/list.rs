@@ -2,12 +2,11 @@
 
 use svc_protocol::branch::BranchList;
 
-use crate::commands::{Global, print};
+use crate::commands::{Global, Listing, print_list};
 use crate::error::Result;
 use crate::table::Table;
 use crate::target::{self, RepoArgs};
-use crate::terminal::errln;
-use crate::terminal::when;
+use crate::terminal::{errln, when};
 
 /// List a repo's branches: main first, then open and merged ones, newest first
 #[derive(Debug, clap::Args)]
@@ -45,14 +44,14 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
         format!("{path}?{query}")
     };
     let list: BranchList = target.session.get(&path)?;
-    print(global, &list, || {
-        let mut text = match list.default_head.as_deref() {
-            Some(head) => format!("{} is at {}\n", list.default_branch, super::short(head)),
-            None => format!("{} is empty\n", list.default_branch),
-        };
+    print_list(global, &list, || {
+        let mut notes = vec![match list.default_head.as_deref() {
+            Some(head) => format!("{} is at {}", list.default_branch, super::short(head)),
+            None => format!("{} is empty", list.default_branch),
+        }];
         if list.items.is_empty() {
-            text.push_str("No other branches\n");
-            return text;
+            notes.push("No other branches".to_owned());
+            return Listing { notes, table: None };
         }
         let mut table = Table::new(&[
             "BRANCH",
@@ -76,9 +75,10 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
                 b.title.clone().unwrap_or_default(),
             ]);
         }
-        text.push('\n');
-        text.push_str(&table.render());
-        text
+        Listing {
+            notes,
+            table: Some(table),
+        }
     })?;
     if let (Some(cursor), false) = (&list.next_cursor, global.json) {
         errln!("More: svc branch list --cursor {cursor}");

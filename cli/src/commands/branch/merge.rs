@@ -63,6 +63,9 @@ fn explain(branch: &str, refusal: Refusal, session: &Session) -> CommandError {
             let paths = error.paths.as_deref().unwrap_or_default().join(", ");
             format!("it conflicts with main in {paths}")
         }
+        Some(ErrorCode::NothingToMerge) => {
+            "main has every commit of it already, so there is nothing to merge".to_owned()
+        }
         Some(ErrorCode::ChecksUnknown) => {
             format!("the required checks cannot be read ({})", error.message)
         }

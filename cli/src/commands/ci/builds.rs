@@ -3,7 +3,7 @@
 use reqwest::Method;
 use svc_protocol::ci::{CiBuild, CiBuildList};
 
-use crate::commands::{Global, print};
+use crate::commands::{Global, Listing, print_list};
 use crate::error::Result;
 use crate::table::Table;
 use crate::target::{self, MonorepoArgs};
@@ -64,12 +64,12 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
         items,
         next_cursor: cursor,
     };
-    print(global, &listed, || {
+    print_list(global, &listed, || {
         if listed.items.is_empty() {
-            return match &args.pipeline {
+            return Listing::empty(match &args.pipeline {
                 Some(p) => format!("{} has no builds of the pipeline {p}", target.label()),
                 None => format!("{} has no builds", target.label()),
-            };
+            });
         }
         let mut table = Table::new(&[
             "ID", "PIPELINE", "#NUMBER", "STATE", "BRANCH", "COMMIT", "CREATED",
@@ -85,7 +85,7 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
                 when(b.created_at),
             ]);
         }
-        table.render()
+        Listing::of(table)
     })?;
     if more && !global.json {
         errln!("Only the newest {limit} are listed; --limit <N> lists more");

@@ -3,7 +3,7 @@
 use svc_protocol::user::CredentialList;
 
 use crate::client::Session;
-use crate::commands::{Global, print};
+use crate::commands::{Global, Listing, print_list};
 use crate::error::Result;
 use crate::table::Table;
 use crate::terminal::when;
@@ -15,7 +15,7 @@ pub struct Args {}
 pub fn run(global: &Global, _: &Args) -> Result<()> {
     let session = Session::open(global.server.as_deref())?;
     let list: CredentialList = session.get("/v1/user/credentials")?;
-    print(global, &list, || {
+    print_list(global, &list, || {
         let mut table = Table::new(&[
             "ID",
             "KIND",
@@ -44,6 +44,6 @@ pub fn run(global: &Global, _: &Args) -> Result<()> {
                 c.expires_at.map_or_else(|| "never".to_owned(), when),
             ]);
         }
-        table.render()
+        Listing::of(table)
     })
 }

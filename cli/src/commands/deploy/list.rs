@@ -2,7 +2,7 @@
 
 use svc_protocol::release::DeploymentList;
 
-use crate::commands::{Global, branch, print};
+use crate::commands::{Global, Listing, branch, print_list};
 use crate::error::Result;
 use crate::table::Table;
 use crate::target::{self, RepoArgs, encode};
@@ -25,9 +25,9 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
         path.push_str(&format!("?cursor={}", encode(cursor)));
     }
     let list: DeploymentList = target.session.get(&path)?;
-    print(global, &list, || {
+    print_list(global, &list, || {
         if list.items.is_empty() {
-            return format!("{} has no recorded deployments", target.label());
+            return Listing::empty(format!("{} has no recorded deployments", target.label()));
         }
         let mut table = Table::new(&[
             "ID",
@@ -52,7 +52,7 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
                 d.description.clone().unwrap_or_default(),
             ]);
         }
-        table.render()
+        Listing::of(table)
     })?;
     if let (Some(cursor), false) = (&list.next_cursor, global.json) {
         errln!("More: svc deploy list --cursor {cursor}");

@@ -3,7 +3,7 @@
 use reqwest::Method;
 use svc_protocol::hook::{DELIVERIES_LISTED, HookDeliveryList};
 
-use crate::commands::{Global, print};
+use crate::commands::{Global, Listing, print_list};
 use crate::error::Result;
 use crate::table::Table;
 use crate::target::{self, MonorepoArgs};
@@ -27,9 +27,9 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
     let target = target::monorepo(global, &args.monorepo)?;
     let path = format!("{}/deliveries", super::path(&target, &args.hook));
     let list: HookDeliveryList = super::call(&target, target.session.request(Method::GET, &path)?)?;
-    print(global, &list, || {
+    print_list(global, &list, || {
         if list.items.is_empty() {
-            return format!("No deliveries to the hook {} yet", args.hook);
+            return Listing::empty(format!("No deliveries to the hook {} yet", args.hook));
         }
         let mut table = Table::new(&[
             "ID",
@@ -51,7 +51,7 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
                 super::last_status(d),
             ]);
         }
-        table.render()
+        Listing::of(table)
     })?;
     if list.items.len() >= DELIVERIES_LISTED && !global.json {
         errln!(

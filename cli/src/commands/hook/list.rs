@@ -3,7 +3,7 @@
 use reqwest::Method;
 use svc_protocol::hook::{HookKind, HookList};
 
-use crate::commands::{Global, print};
+use crate::commands::{Global, Listing, print_list};
 use crate::error::Result;
 use crate::table::Table;
 use crate::target::{self, MonorepoArgs};
@@ -20,9 +20,9 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
     let target = target::monorepo(global, &args.monorepo)?;
     let path = format!("{}/hooks", target.path());
     let list: HookList = super::call(&target, target.session.request(Method::GET, &path)?)?;
-    print(global, &list, || {
+    print_list(global, &list, || {
         if list.items.is_empty() {
-            return format!("{} has no hooks", target.label());
+            return Listing::empty(format!("{} has no hooks", target.label()));
         }
         let mut table = Table::new(&["ID", "KIND", "URL/PIPELINE", "EVENTS", "LAST DELIVERY"]);
         for hook in &list.items {
@@ -40,6 +40,6 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
             };
             table.row(vec![hook.id.clone(), kind, to, hook.events.join(","), last]);
         }
-        table.render()
+        Listing::of(table)
     })
 }

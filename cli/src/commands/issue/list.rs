@@ -2,11 +2,11 @@
 
 use svc_protocol::issue::IssueList;
 
-use crate::commands::{Global, print};
+use crate::commands::{Global, Listing, print_list};
 use crate::error::Result;
 use crate::table::Table;
 use crate::target::{self, MonorepoArgs};
-use crate::terminal::when;
+use crate::terminal::{errln, when};
 
 /// List issues, newest first: open ones unless told otherwise
 #[derive(Debug, clap::Args)]
@@ -61,16 +61,16 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
     }
     let path = format!("{}/issues?{}", target.path(), query.finish());
     let list: IssueList = target.session.get(&path)?;
-    print(global, &list, || {
-        let mut text = format!(
-            "{} open, {} closed in {}\n",
+    print_list(global, &list, || {
+        let mut notes = vec![format!(
+            "{} open, {} closed in {}",
             list.open_count,
             list.closed_count,
             target.label()
-        );
+        )];
         if list.items.is_empty() {
-            text.push_str("No issues match\n");
-            return text;
+            notes.push("No issues match".to_owned());
+            return Listing { notes, table: None };
         }
         let mut table = Table::new(&[
             "#",
@@ -92,11 +92,13 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
                 when(issue.updated_at),
             ]);
         }
-        text.push('\n');
-        text.push_str(&table.render());
-        if let Some(cursor) = &list.next_cursor {
-            text.push_str(&format!("\nMore: --cursor {cursor}\n"));
+        Listing {
+            notes,
+            table: Some(table),
         }
-        text
-    })
+    })?;
+    if let (Some(cursor), false) = (&list.next_cursor, global.json) {
+        errln!("More: --cursor {cursor}");
+    }
+    Ok(())
 }

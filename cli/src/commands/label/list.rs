@@ -2,7 +2,7 @@
 
 use svc_protocol::issue::LabelList;
 
-use crate::commands::{Global, print};
+use crate::commands::{Global, Listing, print_list};
 use crate::error::Result;
 use crate::table::Table;
 use crate::target::{self, MonorepoArgs};
@@ -17,7 +17,7 @@ pub struct Args {
 pub fn run(global: &Global, args: &Args) -> Result<()> {
     let target = target::monorepo(global, &args.monorepo)?;
     let list: LabelList = target.session.get(&format!("{}/labels", target.path()))?;
-    print(global, &list, || {
+    print_list(global, &list, || {
         let mut table = Table::new(&["LABEL", "COLOR", "OPEN", "DESCRIPTION"]);
         for label in &list.items {
             table.row(vec![
@@ -27,6 +27,6 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
                 label.description.clone().unwrap_or_default(),
             ]);
         }
-        table.render()
+        Listing::of(table)
     })
 }

@@ -3,7 +3,7 @@
 use svc_protocol::monorepo::MonorepoList;
 
 use crate::client::Session;
-use crate::commands::{Global, print};
+use crate::commands::{Global, Listing, print_list};
 use crate::error::Result;
 
 /// List your monorepos: your own first, then by owner and name
@@ -24,8 +24,8 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
         None => "/v1/monorepos".to_owned(),
     };
     let list: MonorepoList = session.get(&path)?;
-    print(global, &list, || match list.items.is_empty() {
-        true => "No monorepos yet (make one with svc monorepo create <name>)".to_owned(),
-        false => super::table(&list.items).render(),
+    print_list(global, &list, || match list.items.is_empty() {
+        true => Listing::empty("No monorepos yet (make one with svc monorepo create <name>)"),
+        false => Listing::of(super::table(&list.items)),
     })
 }

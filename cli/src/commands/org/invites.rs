@@ -3,7 +3,7 @@
 use svc_protocol::monorepo::InviteList;
 
 use crate::client::Session;
-use crate::commands::{Global, print};
+use crate::commands::{Global, Listing, print_list};
 use crate::error::Result;
 use crate::table::Table;
 use crate::terminal::when;
@@ -18,9 +18,9 @@ pub struct Args {
 pub fn run(global: &Global, args: &Args) -> Result<()> {
     let session = Session::open(global.server.as_deref())?;
     let list: InviteList = session.get(&super::path(&args.org, "/invites"))?;
-    print(global, &list, || {
+    print_list(global, &list, || {
         if list.items.is_empty() {
-            return format!("No pending invites to {}", args.org);
+            return Listing::empty(format!("No pending invites to {}", args.org));
         }
         let mut table = Table::new(&["EMAIL", "ROLE", "INVITED BY", "SENT"]);
         for i in &list.items {
@@ -31,6 +31,6 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
                 when(i.created_at),
             ]);
         }
-        table.render()
+        Listing::of(table)
     })
 }

@@ -3,7 +3,7 @@
 use svc_protocol::org::OrgList;
 
 use crate::client::Session;
-use crate::commands::{Global, print};
+use crate::commands::{Global, Listing, print_list};
 use crate::error::Result;
 use crate::table::Table;
 use crate::terminal::when;
@@ -15,9 +15,11 @@ pub struct Args {}
 pub fn run(global: &Global, _: &Args) -> Result<()> {
     let session = Session::open(global.server.as_deref())?;
     let list: OrgList = session.get("/v1/user/orgs")?;
-    print(global, &list, || {
+    print_list(global, &list, || {
         if list.items.is_empty() {
-            return "You are in no organization (make one with svc org create <login>)".to_owned();
+            return Listing::empty(
+                "You are in no organization (make one with svc org create <login>)",
+            );
         }
         let mut table = Table::new(&["ORG", "NAME", "ROLE", "MEMBERS", "CREATED"]);
         for org in &list.items {
@@ -29,6 +31,6 @@ pub fn run(global: &Global, _: &Args) -> Result<()> {
                 when(org.created_at),
             ]);
         }
-        table.render()
+        Listing::of(table)
     })
 }

@@ -3,7 +3,7 @@
 use svc_protocol::org::OrgMemberList;
 
 use crate::client::Session;
-use crate::commands::{Global, print};
+use crate::commands::{Global, Listing, print_list};
 use crate::error::Result;
 use crate::table::Table;
 use crate::terminal::when;
@@ -18,7 +18,7 @@ pub struct Args {
 pub fn run(global: &Global, args: &Args) -> Result<()> {
     let session = Session::open(global.server.as_deref())?;
     let list: OrgMemberList = session.get(&super::path(&args.org, "/members"))?;
-    print(global, &list, || {
+    print_list(global, &list, || {
         let mut table = Table::new(&["LOGIN", "NAME", "ROLE", "ADDED", "ADDED BY", "LAST ACTIVE"]);
         for m in &list.items {
             table.row(vec![
@@ -30,6 +30,6 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
                 m.last_active_at.map_or_else(|| "never".to_owned(), when),
             ]);
         }
-        table.render()
+        Listing::of(table)
     })
 }

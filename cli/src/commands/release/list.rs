@@ -3,7 +3,7 @@
 use indicatif::HumanBytes;
 use svc_protocol::release::ReleaseList;
 
-use crate::commands::{Global, branch, print};
+use crate::commands::{Global, Listing, branch, print_list};
 use crate::error::Result;
 use crate::table::Table;
 use crate::target::{self, RepoArgs, encode};
@@ -26,9 +26,9 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
         path.push_str(&format!("?cursor={}", encode(cursor)));
     }
     let list: ReleaseList = target.session.get(&path)?;
-    print(global, &list, || {
+    print_list(global, &list, || {
         if list.items.is_empty() {
-            return format!("{} has no releases", target.label());
+            return Listing::empty(format!("{} has no releases", target.label()));
         }
         let mut table = Table::new(&["TAG", "STATE", "COMMIT", "FILES", "AUTHOR", "WHEN", "TITLE"]);
         for r in &list.items {
@@ -47,7 +47,7 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
                 r.title.clone().unwrap_or_default(),
             ]);
         }
-        table.render()
+        Listing::of(table)
     })?;
     if let (Some(cursor), false) = (&list.next_cursor, global.json) {
         errln!("More: svc release list --cursor {cursor}");

@@ -1,6 +1,6 @@
 //! `svc worktree list`.
 
-use crate::commands::Global;
+use crate::commands::{Global, Listing, print_list};
 use crate::error::Result;
 use crate::table::Table;
 
@@ -10,9 +10,9 @@ pub struct Args {}
 
 pub fn run(global: &Global, _: &Args) -> Result<()> {
     let registry = super::load()?;
-    crate::commands::print(global, &registry.worktrees, || {
+    print_list(global, &registry.worktrees, || {
         if registry.worktrees.is_empty() {
-            return "No worktrees (make one with svc worktree add <repo> <branch>)".to_owned();
+            return Listing::empty("No worktrees (make one with svc worktree add <repo> <branch>)");
         }
         let mut table = Table::new(&["ID", "MONOREPO", "REPO", "BRANCH", "PATH"]);
         for (id, w) in &registry.worktrees {
@@ -24,6 +24,6 @@ pub fn run(global: &Global, _: &Args) -> Result<()> {
                 w.path.clone(),
             ]);
         }
-        table.render()
+        Listing::of(table)
     })
 }

@@ -359,7 +359,7 @@ fn merge_writes_a_two_parent_commit_with_gits_tree() {
     let c = Case::new();
     let (author, committer) = (person("Ada"), person("Svc"));
     let message = "Clean work\n\nThe description.\n\nSvc-Agent: claude";
-    for b in ["clean", "internal", "cross", "ff", "merged", "same"] {
+    for b in ["clean", "internal", "cross", "ff"] {
         let (main, head) = (c.id("main"), c.id(b));
         let before = unix_now();
         let merged = c
@@ -418,7 +418,7 @@ fn merge_writes_a_two_parent_commit_with_gits_tree() {
 }
 
 #[test]
-fn merge_refuses_conflicts_and_unrelated_writing_nothing() {
+fn merge_refuses_conflicts_unrelated_and_nothing_to_merge_writing_nothing() {
     let c = Case::new();
     let sig = person("Ada");
     let before = c.loose_objects();
@@ -435,6 +435,16 @@ fn merge_refuses_conflicts_and_unrelated_writing_nothing() {
         c.repo.merge(c.id("main"), c.id("orphan"), &sig, &sig, "m"),
         Err(Error::Unrelated { .. })
     ));
+    // Main has them already: a merge would be an empty commit.
+    for b in ["merged", "same"] {
+        assert!(
+            matches!(
+                c.repo.merge(c.id("main"), c.id(b), &sig, &sig, "m"),
+                Err(Error::NothingToMerge { .. })
+            ),
+            "{b}"
+        );
+    }
     let tree = c.id("main^{tree}");
     assert!(matches!(
         c.repo.merge(c.id("main"), tree, &sig, &sig, "m"),
