@@ -376,9 +376,29 @@ async fn a_person_whose_stored_name_git_refuses_still_merges() {
         "Ann xInjected: 1|ann@example.com"
     );
     c.git.ok(&c.work, &["fsck", "--strict", "--no-dangling"]);
-    // A merge in the meta repo writes its commit the same way.
+    // A meta save (the meta repo's first main) and a merge there sign the same way.
+    let body = b"kept\n";
+    let sha = hex::encode(<sha2::Sha256 as sha2::Digest>::digest(body));
+    let meta = "/v1/monorepos/ann/mono/meta";
+    let r = c
+        .app
+        .as_user(Method::PUT, &format!("{meta}/blobs/{sha}"), &c.token)
+        .body(&body[..])
+        .send()
+        .await
+        .unwrap();
+    expect_json::<Value>(r, StatusCode::OK).await;
+    let r = c
+        .app
+        .as_user(Method::POST, &format!("{meta}/saves"), &c.token)
+        .json(&json!({"base": null, "changes": [{"path": "notes.md", "sha256": sha}]}))
+        .send()
+        .await
+        .unwrap();
+    let saved: Value = expect_json(r, StatusCode::OK).await;
+    assert!(saved["version"].is_string(), "{saved}");
     c.app
-        .merge_into_meta(&c.token, "ann/mono", "notes.md", b"kept\n")
+        .merge_into_meta(&c.token, "ann/mono", "merged.md", b"merged\n")
         .await;
 }
 
