@@ -286,6 +286,32 @@
   }
 })();
 
+// Copy buttons: the field beside one (readonly, selectable and copied by hand without
+// script) is copied through the clipboard; the button shows only with script.
+(() => {
+  document.querySelectorAll('button[data-copy]').forEach((button) => {
+    const field = document.getElementById(button.dataset.copy);
+    if (!field) return;
+    const label = button.textContent;
+    button.hidden = false;
+    field.addEventListener('focus', () => field.select());
+    button.addEventListener('click', async () => {
+      field.select();
+      let copied = false;
+      try {
+        if (navigator.clipboard) {
+          await navigator.clipboard.writeText(field.value);
+          copied = true;
+        } else {
+          copied = document.execCommand('copy');
+        }
+      } catch (_) { /* left selected, to copy by hand */ }
+      button.textContent = copied ? 'Copied' : 'Press Ctrl+C';
+      setTimeout(() => { button.textContent = label; }, 2000);
+    });
+  });
+})();
+
 // Issues and the artifact viewer. The new-issue form goes on to the new issue. An issue
 // page refreshes on its own issue's events, toggles reactions and clears the comment form
 // once sent. The artifact page starts threads (on a quote, taken from a selection in the

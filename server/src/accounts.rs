@@ -1,9 +1,11 @@
 //! Making users and credentials: shared by bootstrap, the device flow and sign-in.
 
+use axum::http::StatusCode;
 use svc_protocol::ErrorCode;
 use svc_protocol::user::{CredentialKind, NewCredential, Permission, User};
 
 use crate::error::{ApiError, ApiResult};
+use crate::git::merge::signable;
 use crate::login_rule::{self, LoginError};
 use crate::store::{self, H, Tx, credentials, monorepos, now_ms, orgs, time_of, users};
 use crate::token;
@@ -31,8 +33,15 @@ impl<'a> NewUser<'a> {
 }
 
 /// Creates a user. A chosen login must be free; without one, a login is derived from
-/// the email's local part (`base`, `base-2` ... `base-999`, then a random tail).
+/// the email's local part (`base`, `base-2` ... `base-999`, then a random tail). A name
+/// or email git cannot write in a commit is refused (422): see [`check_signable`].
 pub async fn create_user(tx: &mut Tx, new: NewUser<'_>) -> ApiResult<users::UserRow> {
+    if let Some(name) = new.name {
+        check_signable(name, "a name", ErrorCode::BadRequest)?;
+    }
+    if let Some(email) = new.email {
+        check_signable(email, "an email address", ErrorCode::BadEmail)?;
+    }
     let email = new.email.map(str::to_ascii_lowercase);
     if let Some(email) = &email
         && users::by_email(tx.h(), email).await?.is_some()
@@ -284,6 +293,27 @@ pub fn check_name(name: &str, what: &str) -> ApiResult<String> {
         ));
     }
     Ok(name.to_owned())
+}
+
+/// Checks a person's name: what git can write in a commit (else 422, see
+/// [`check_signable`]), 1 to 100 characters.
+pub fn check_person_name(name: &str) -> ApiResult<String> {
+    check_signable(name, "a name", ErrorCode::BadRequest)?;
+    check_name(name, "name")
+}
+
+/// Refuses, with 422 and `code`, a person's name or email holding what git cannot write
+/// in a commit's author (`<`, `>`, a newline, another control character): their every
+/// merge would fail.
+pub fn check_signable(text: &str, what: &str, code: ErrorCode) -> ApiResult<()> {
+    match text.chars().find(|c| !signable(*c)) {
+        None => Ok(()),
+        Some(c) => Err(ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            code,
+            format!("{what} may not contain {c:?}: git cannot write it in a commit's author"),
+        )),
+    }
 }
 
 /// Argon2id hash of a password for the local identity provider.

@@ -35,6 +35,7 @@ pub mod repo_lock;
 pub mod router;
 pub mod routes;
 pub mod search;
+pub mod served;
 pub mod socket_gate;
 pub mod state;
 pub mod store;

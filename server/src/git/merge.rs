@@ -93,17 +93,17 @@ pub struct Person {
 }
 
 impl Person {
-    /// The user as a commit's author: their name (else login) and email.
+    /// The user as a commit's author: their name (else login) and email, as git can write
+    /// them ([`signable_text`]); a name or email with nothing left gives way to the login.
     pub fn author(user: &crate::store::users::UserRow) -> Person {
+        let usable = |text: &Option<String>| {
+            text.as_deref()
+                .map(signable_text)
+                .filter(|t| !t.is_empty())
+        };
         Person {
-            name: user
-                .name
-                .clone()
-                .filter(|n| !n.trim().is_empty())
-                .unwrap_or_else(|| user.login.clone()),
-            email: user
-                .email
-                .clone()
+            name: usable(&user.name).unwrap_or_else(|| user.login.clone()),
+            email: usable(&user.email)
                 .unwrap_or_else(|| format!("{}@users.noreply", user.login)),
         }
     }
@@ -300,10 +300,25 @@ fn persist(repo: &gix::Repository, memory: &Storage, root: ObjectId) -> Result<(
     Ok(())
 }
 
-fn signature(person: &Person, time: gix::date::Time) -> gix::actor::Signature {
+/// Whether git can write `c` in a signature's name or email: it refuses `<`, `>` and a
+/// newline there (the commit could not be written), and a control character has no
+/// place in either.
+pub fn signable(c: char) -> bool {
+    !matches!(c, '<' | '>') && !c.is_control()
+}
+
+/// `text` without what git cannot write in a signature, trimmed.
+pub fn signable_text(text: &str) -> String {
+    let kept: String = text.chars().filter(|c| signable(*c)).collect();
+    kept.trim().to_owned()
+}
+
+/// A commit's signature of `person` at `time`. Whatever a stored name or email holds,
+/// the commit can be written: what git refuses is left out.
+pub(super) fn signature(person: &Person, time: gix::date::Time) -> gix::actor::Signature {
     gix::actor::Signature {
-        name: person.name.as_str().into(),
-        email: person.email.as_str().into(),
+        name: signable_text(&person.name).into(),
+        email: signable_text(&person.email).into(),
         time,
     }
 }

@@ -15,7 +15,7 @@ use gix::objs::{Kind, Write};
 use sha2::{Digest, Sha256};
 use svc_protocol::meta::MetaFile;
 
-use super::merge::{Error, Person};
+use super::merge::{Error, Person, signature};
 use super::read::{self, Repo, git};
 
 /// The meta layer's folder in the meta repo.
@@ -161,16 +161,11 @@ impl Repo {
         }
         let tree = editor.write().map_err(git)?.detach();
         let now = gix::date::Time::now_utc();
-        let sign = |p: &Person| gix::actor::Signature {
-            name: p.name.as_str().into(),
-            email: p.email.as_str().into(),
-            time: now,
-        };
         let commit = gix::objs::Commit {
             tree,
             parents: main.into_iter().collect(),
-            author: sign(author),
-            committer: sign(committer),
+            author: signature(author, now),
+            committer: signature(committer, now),
             encoding: None,
             message: message.into(),
             extra_headers: Vec::new(),

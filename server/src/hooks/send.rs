@@ -153,21 +153,32 @@ async fn merge_base(state: &AppState, repo: &repos::RepoRow, head: &str) -> Opti
         .flatten()
 }
 
-/// POSTs `body` to the hook's URL, signed.
+/// POSTs `body` to the hook's URL, signed. An address written in the URL is checked
+/// against `policy` first: no resolver sees it, and the setting may have changed since
+/// the hook was made.
 pub async fn post(
     client: &reqwest::Client,
+    policy: &Policy,
     hook: &HookRow,
     d: &DeliveryRow,
     body: &[u8],
 ) -> Outcome {
     let start = Instant::now();
-    let Some(url) = hook.url.as_deref() else {
-        return Outcome {
-            status: None,
-            duration_ms: 0,
-            error: Some("the hook has no URL".into()),
-        };
+    let refused = |error: String| Outcome {
+        status: None,
+        duration_ms: 0,
+        error: Some(error),
     };
+    let Some(url) = hook.url.as_deref() else {
+        return refused("the hook has no URL".into());
+    };
+    let url = match url::Url::parse(url) {
+        Ok(url) => url,
+        Err(e) => return refused(format!("the hook's URL is not one: {e}")),
+    };
+    if let Err(why) = policy.check_literal(&url) {
+        return refused(why);
+    }
     let sent = client
         .post(url)
         .header("content-type", "application/json")

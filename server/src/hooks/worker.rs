@@ -28,7 +28,8 @@ const IDLE: Duration = Duration::from_secs(30);
 pub async fn run(state: AppState) {
     let policy = Arc::new(Policy::new(&state.config.hooks.allowed_hosts));
     let clients = Clients {
-        web: send::client(policy),
+        web: send::client(Arc::clone(&policy)),
+        policy,
         ci: state.ci_client.clone(),
     };
     let mut bell = state.live.bell();
@@ -133,6 +134,8 @@ async fn prune_tokens(state: &AppState, now: i64) {
 #[derive(Clone)]
 struct Clients {
     web: reqwest::Client,
+    /// What web hooks may reach, for the addresses written in URLs.
+    policy: Arc<Policy>,
     ci: reqwest::Client,
 }
 
@@ -155,7 +158,7 @@ async fn try_one(state: AppState, clients: Clients, d: DeliveryRow, lease: i64) 
         }
         Ok(body) => {
             let bytes = serde_json::to_vec(&body).unwrap_or_default();
-            send::post(&clients.web, &hook, &d, &bytes).await
+            send::post(&clients.web, &clients.policy, &hook, &d, &bytes).await
         }
         Err(e) => Outcome {
             status: None,

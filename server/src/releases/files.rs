@@ -283,6 +283,7 @@ pub async fn serve(data_dir: &Path, file: &FileRow, headers: &HeaderMap) -> ApiR
             .is_some_and(|v| v.split(',').any(|t| t.trim() == etag || t.trim() == "*"))
     };
     let mut out = HeaderMap::new();
+    crate::served::protect(&mut out);
     let set = |out: &mut HeaderMap, name: header::HeaderName, value: &str| {
         if let Ok(v) = HeaderValue::from_str(value) {
             out.insert(name, v);

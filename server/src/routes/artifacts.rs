@@ -26,8 +26,6 @@ const ARTIFACTS_MAX: i64 = 100;
 
 /// What every file and document answer carries: no script, no fetch, no form, no
 /// navigation of the service's origin.
-const SANDBOX: &str = "sandbox; default-src 'none'";
-
 fn too_many_artifacts() -> ApiError {
     ApiError::conflict(
         ErrorCode::TooManyArtifacts,
@@ -256,14 +254,7 @@ fn sandboxed(content_type: &str, sha256: &str, bytes: Vec<u8>) -> Response {
     let headers = response.headers_mut();
     let value = |s: &str| HeaderValue::from_str(s).unwrap_or(HeaderValue::from_static("invalid"));
     headers.insert(header::CONTENT_TYPE, value(content_type));
-    headers.insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(SANDBOX),
-    );
-    headers.insert(
-        "x-content-type-options",
-        HeaderValue::from_static("nosniff"),
-    );
+    crate::served::protect(headers);
     headers.insert("x-svc-sha256", value(sha256));
     // A version never changes; its bytes may be kept.
     headers.insert(
@@ -274,11 +265,12 @@ fn sandboxed(content_type: &str, sha256: &str, bytes: Vec<u8>) -> Response {
 }
 
 /// One file of a version: its type from its extension, under
-/// `Content-Security-Policy: sandbox; default-src 'none'`, with `X-Svc-Sha256`.
+/// `Content-Security-Policy: sandbox; default-src 'none'; frame-ancestors 'none'` and
+/// `X-Content-Type-Options: nosniff`, with `X-Svc-Sha256`.
 #[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/artifacts/{name}/versions/{n}/files/{file}", tag = "artifacts",
     params(ArtifactFilePath),
     responses((status = 200, description = "the file's bytes",
-            headers(("Content-Security-Policy" = String, description = "sandbox; default-src 'none'"),
+            headers(("Content-Security-Policy" = String, description = "sandbox; default-src 'none'; frame-ancestors 'none'"),
                 ("X-Svc-Sha256" = String, description = "the bytes' SHA-256"))),
         (status = 404, body = ApiErrorBody)))]
 pub async fn file(
@@ -302,7 +294,7 @@ pub async fn file(
 #[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/artifacts/{name}/versions/{n}/document", tag = "artifacts",
     params(ArtifactVersionPath),
     responses((status = 200, description = "the document as HTML, or the image", content_type = "text/html",
-            headers(("Content-Security-Policy" = String, description = "sandbox; default-src 'none'"))),
+            headers(("Content-Security-Policy" = String, description = "sandbox; default-src 'none'; frame-ancestors 'none'"))),
         (status = 404, body = ApiErrorBody)))]
 pub async fn document(
     State(state): State<AppState>,

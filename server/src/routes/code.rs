@@ -109,10 +109,14 @@ pub async fn tree(
     Ok(axum::Json(page))
 }
 
-/// One file's bytes at a ref; its `ETag` is the blob id.
+/// One file's bytes at a ref; its `ETag` is the blob id. Under
+/// `Content-Security-Policy: sandbox; default-src 'none'; frame-ancestors 'none'` and
+/// `X-Content-Type-Options: nosniff`, as every raw file.
 #[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/file", tag = "code",
     params(RepoPath, CodeQuery),
-    responses((status = 200, description = "the file's bytes", content_type = "application/octet-stream"),
+    responses((status = 200, description = "the file's bytes", content_type = "application/octet-stream",
+            headers(("Content-Security-Policy" = String, description = "sandbox; default-src 'none'; frame-ancestors 'none'"),
+                ("X-Content-Type-Options" = String, description = "nosniff"))),
         (status = 304, description = "If-None-Match matched"), (status = 404, body = ApiErrorBody)))]
 pub async fn file(
     State(state): State<AppState>,
@@ -133,7 +137,8 @@ pub async fn file(
     Ok(blob_response(&headers, blob, bytes))
 }
 
-/// Raw bytes with the blob id as a strong ETag, answering 304 to a matching `If-None-Match`.
+/// Raw bytes with the blob id as a strong ETag, answering 304 to a matching
+/// `If-None-Match`, under the served files' headers ([`crate::served`]).
 fn blob_response(headers: &HeaderMap, blob: ObjectId, bytes: Vec<u8>) -> Response {
     let etag = format!("\"{blob}\"");
     let matches = headers
@@ -141,20 +146,23 @@ fn blob_response(headers: &HeaderMap, blob: ObjectId, bytes: Vec<u8>) -> Respons
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.split(',').any(|t| t.trim() == etag || t.trim() == "*"));
     let etag = HeaderValue::from_str(&etag).unwrap_or(HeaderValue::from_static("\"\""));
-    if matches {
-        return (StatusCode::NOT_MODIFIED, [(header::ETAG, etag)]).into_response();
-    }
-    (
-        [
-            (header::ETAG, etag),
-            (
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("application/octet-stream"),
-            ),
-        ],
-        bytes,
-    )
-        .into_response()
+    let mut response = if matches {
+        (StatusCode::NOT_MODIFIED, [(header::ETAG, etag)]).into_response()
+    } else {
+        (
+            [
+                (header::ETAG, etag),
+                (
+                    header::CONTENT_TYPE,
+                    HeaderValue::from_static("application/octet-stream"),
+                ),
+            ],
+            bytes,
+        )
+            .into_response()
+    };
+    crate::served::protect(response.headers_mut());
+    response
 }
 
 /// Commits that changed a path, newest first, first-parent, paged; capped at 10,000.

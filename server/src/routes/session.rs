@@ -15,6 +15,7 @@ use crate::accounts::{self, NewUser};
 use crate::auth::{self, Caller};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Json, Query};
+use crate::git::merge::{signable, signable_text};
 use crate::oidc::Claims;
 use crate::state::AppState;
 use crate::store::{Tx, credentials, login_states, now_ms, users};
@@ -212,9 +213,20 @@ pub async fn callback(
 }
 
 /// The person the provider vouched for: known by `(issuer, subject)`, else the user with
-/// that verified email, else a new user whose login derives from the email.
+/// that verified email, else a new user whose login derives from the email. Sign-in never
+/// fails on what git cannot write in a commit: such an email is not taken (cleaning it
+/// could name someone else's), and a name is taken without it.
 async fn user_for_claims(tx: &mut Tx, claims: &Claims) -> ApiResult<users::UserRow> {
-    let email = claims.email.as_deref().map(str::to_ascii_lowercase);
+    let email = claims
+        .email
+        .as_deref()
+        .filter(|e| e.chars().all(signable))
+        .map(str::to_ascii_lowercase);
+    let name = claims
+        .name
+        .as_deref()
+        .map(signable_text)
+        .filter(|n| !n.is_empty());
     if let Some(user) = users::by_identity(tx.h(), &claims.iss, &claims.sub).await? {
         if email.is_some() && (claims.email_verified || user.email == email) {
             users::set_email(tx.h(), &user.id, email.as_deref(), claims.email_verified).await?;
@@ -244,7 +256,7 @@ async fn user_for_claims(tx: &mut Tx, claims: &Claims) -> ApiResult<users::UserR
                     login: None,
                     email: derive_from.as_deref().filter(|_| email.is_some()),
                     email_verified: claims.email_verified,
-                    name: claims.name.as_deref(),
+                    name: name.as_deref(),
                     password_hash: None,
                 },
             )

@@ -24,7 +24,8 @@ use crate::store::users;
         (status = 401, body = ApiErrorBody, description = "no bootstrap secret sent"),
         (status = 403, body = ApiErrorBody, description = "wrong bootstrap secret"),
         (status = 404, body = ApiErrorBody, description = "no bootstrap secret configured"),
-        (status = 409, body = ApiErrorBody, description = "login or email taken")))]
+        (status = 409, body = ApiErrorBody, description = "login or email taken"),
+        (status = 422, body = ApiErrorBody, description = "bad_request: JSON of the wrong shape, or a name git cannot write in a commit (`<`, `>`, a newline, a control character); bad_email: such an email")))]
 pub async fn create_user(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -54,6 +55,11 @@ pub async fn create_user(
             "email must look like name@host",
         ));
     }
+    let name = body
+        .name
+        .as_deref()
+        .map(accounts::check_person_name)
+        .transpose()?;
     let password_hash = body
         .password
         .as_deref()
@@ -64,7 +70,7 @@ pub async fn create_user(
         &mut tx,
         NewUser {
             login: body.login.as_deref(),
-            name: body.name.as_deref(),
+            name: name.as_deref(),
             password_hash,
             ..NewUser::verified_email(email)
         },
@@ -110,9 +116,11 @@ pub async fn get_user(State(state): State<AppState>, caller: Caller) -> ApiResul
     Ok(Json(accounts::user_view(&user)))
 }
 
-/// Edits the caller's profile: omitted fields are kept, null clears one.
+/// Edits the caller's profile: omitted fields are kept, null clears one. A name git
+/// cannot write in a commit (`<`, `>`, a newline, a control character) is refused with 422.
 #[utoipa::path(patch, path = "/v1/user", tag = "users", request_body = UpdateUser,
-    responses((status = 200, body = User), (status = 400, body = ApiErrorBody), (status = 401, body = ApiErrorBody)))]
+    responses((status = 200, body = User), (status = 400, body = ApiErrorBody), (status = 401, body = ApiErrorBody),
+        (status = 422, body = ApiErrorBody, description = "bad_request: JSON of the wrong shape, or a name git cannot write in a commit (`<`, `>`, a newline, a control character)")))]
 pub async fn update_user(
     State(state): State<AppState>,
     caller: Caller,
@@ -123,7 +131,7 @@ pub async fn update_user(
         .await?
         .ok_or_else(|| ApiError::not_found("user"))?;
     if let Some(name) = body.name {
-        user.name = name.map(|n| accounts::check_name(&n, "name")).transpose()?;
+        user.name = name.map(|n| accounts::check_person_name(&n)).transpose()?;
     }
     if let Some(picture_url) = body.picture_url {
         user.picture_url = picture_url.map(accounts::check_picture_url).transpose()?;

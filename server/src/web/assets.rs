@@ -1,5 +1,7 @@
-//! The stylesheet and the script, compiled into the binary. Their URLs carry a hash of
-//! their bytes, so browsers keep them for a year and a new binary's assets load fresh.
+//! The stylesheet, the script and the icon, compiled into the binary. The stylesheet's
+//! and the script's URLs carry a hash of their bytes, so browsers keep them for a year
+//! and a new binary's assets load fresh; the icon is where browsers look for one,
+//! `/favicon.ico`, kept for a day.
 
 use std::sync::LazyLock;
 
@@ -12,6 +14,8 @@ use crate::state::AppState;
 
 const CSS: &str = include_str!("../../assets/svc.css");
 const JS: &str = include_str!("../../assets/svc.js");
+/// 16 × 16, a PNG inside an ICO (every browser reads it).
+const ICON: &[u8] = include_bytes!("../../assets/favicon.ico");
 
 /// `/assets/svc-<hash>.css` and `.js`, as the layout links them.
 pub static CSS_PATH: LazyLock<String> = LazyLock::new(|| format!("/assets/svc-{}.css", hash(CSS)));
@@ -22,7 +26,27 @@ fn hash(text: &str) -> String {
 }
 
 pub fn router() -> axum::Router<AppState> {
-    axum::Router::new().route("/assets/{file}", get(asset))
+    axum::Router::new()
+        .route("/assets/{file}", get(asset))
+        .route("/favicon.ico", get(icon))
+}
+
+async fn icon() -> Response {
+    let mut response = ICON.into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("image/x-icon"),
+    );
+    headers.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("public, max-age=86400"),
+    );
+    headers.insert(
+        "x-content-type-options",
+        HeaderValue::from_static("nosniff"),
+    );
+    response
 }
 
 async fn asset(axum::extract::Path(file): axum::extract::Path<String>) -> Response {

@@ -267,8 +267,10 @@ struct TreePage {
     /// The next page of a large folder.
     more: Option<String>,
     readme: Option<Readme>,
+    /// What `git clone` takes, shown at the root with a copy button.
+    clone_url: String,
     /// The repo has no commit yet: how to push one.
-    empty: Option<String>,
+    empty: bool,
     is_default: bool,
     default_branch: String,
     /// The root at this ref.
@@ -368,7 +370,8 @@ async fn build_tree(
         history_href: place.history_href(&git_ref, &path),
         more: None,
         readme: None,
-        empty: None,
+        clone_url: place.repo.clone_url.clone(),
+        empty: false,
         is_default: git_ref == place.repo.default_branch,
         default_branch: place.repo.default_branch.clone(),
         root_href: place.tree_href(&git_ref, ""),
@@ -402,7 +405,7 @@ async fn build_tree(
                     return Ok(Shown::Elsewhere(place.blob_href(&git_ref, &path)));
                 }
             } else if page.is_default && is_empty(state, viewer, &place).await? {
-                page.empty = Some(place.repo.clone_url.clone());
+                page.empty = true;
                 return Ok(Shown::Page(Box::new(page)));
             }
             return Err(e);

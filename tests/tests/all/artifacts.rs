@@ -89,8 +89,9 @@ async fn a_document_with_its_images_is_versioned_and_served_sandboxed() {
     assert_eq!(r.headers()["content-type"], "image/png");
     assert_eq!(
         r.headers()["content-security-policy"],
-        "sandbox; default-src 'none'"
+        "sandbox; default-src 'none'; frame-ancestors 'none'"
     );
+    assert_eq!(r.headers()["x-content-type-options"], "nosniff");
     assert_eq!(r.headers()["x-svc-sha256"].to_str().unwrap(), sha256(PNG));
     assert_eq!(&r.bytes().await.unwrap()[..], PNG);
 
@@ -108,8 +109,9 @@ async fn a_document_with_its_images_is_versioned_and_served_sandboxed() {
     assert_eq!(r.status(), StatusCode::OK);
     assert_eq!(
         r.headers()["content-security-policy"],
-        "sandbox; default-src 'none'"
+        "sandbox; default-src 'none'; frame-ancestors 'none'"
     );
+    assert_eq!(r.headers()["x-content-type-options"], "nosniff");
     let html = r.text().await.unwrap();
     assert!(html.contains("<table>"), "{html}");
     use base64::Engine;
@@ -145,7 +147,11 @@ async fn a_document_with_its_images_is_versioned_and_served_sandboxed() {
         .await
         .unwrap();
     assert_eq!(r.headers()["content-type"], "image/png");
-    assert!(r.headers().contains_key("content-security-policy"));
+    assert_eq!(
+        r.headers()["content-security-policy"],
+        "sandbox; default-src 'none'; frame-ancestors 'none'"
+    );
+    assert_eq!(r.headers()["x-content-type-options"], "nosniff");
 
     // Delete: every version and its bytes go, with an event.
     let r = c

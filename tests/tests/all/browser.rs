@@ -438,6 +438,75 @@ async fn openid_connect_sign_in_creates_then_finds_the_person() {
 }
 
 #[tokio::test]
+async fn a_provider_name_git_refuses_signs_in_cleaned_and_merges() {
+    let provider = FakeOidc::start().await;
+    let app = TestApp::builder().oidc(provider.settings()).start().await;
+    provider.sign_in_as(Person {
+        sub: "p-odd".into(),
+        email: Some("mal<lory>@example.com".into()),
+        email_verified: true,
+        name: Some("Mallory <root@evil>\nSigned-off-by: x".into()),
+    });
+    let r = provider_sign_in(&app, "/").await;
+    assert_eq!(r.status(), StatusCode::SEE_OTHER);
+    let cookie = session_from(&r);
+    // A machine credential of theirs, for the API and git.
+    let r = app
+        .request(Method::POST, "/v1/user/credentials")
+        .header(header::COOKIE, &cookie)
+        .header(header::ORIGIN, app.origin())
+        .json(&json!({"name": "laptop", "kind": "machine"}))
+        .send()
+        .await
+        .unwrap();
+    let made: Value = expect_json(r, StatusCode::CREATED).await;
+    let token = made["token"].as_str().unwrap().to_owned();
+    let me: User = expect_json(
+        app.as_user(Method::GET, "/v1/user", &token)
+            .send()
+            .await
+            .unwrap(),
+        StatusCode::OK,
+    )
+    .await;
+    assert_eq!(
+        me.name.as_deref(),
+        Some("Mallory root@evilSigned-off-by: x")
+    );
+    assert_eq!(me.email, None, "an email git cannot write is not taken");
+
+    // The person merges like anyone.
+    let login = me.login;
+    app.monorepo(&token, json!({"name": "mono"})).await;
+    let repo = app.repo(&token, &format!("{login}/mono"), "app").await;
+    let git = svc_tests::git::Git::new(&token);
+    let url = repo["clone_url"].as_str().unwrap();
+    git.ok(git.home.path(), &["clone", "-q", url, "work"]);
+    let work = git.path("work");
+    git.commit(&work, "first", &[("a.txt", b"a\n")]);
+    git.ok(&work, &["push", "-q", "origin", "main"]);
+    git.ok(&work, &["checkout", "-q", "-b", "topic"]);
+    git.commit(&work, "topic", &[("b.txt", b"b\n")]);
+    git.ok(&work, &["push", "-q", "origin", "topic"]);
+    let r = app
+        .as_user(
+            Method::POST,
+            &format!("/v1/monorepos/{login}/mono/repos/app/branches/topic/merge"),
+            &token,
+        )
+        .send()
+        .await
+        .unwrap();
+    let merged: Value = expect_json(r, StatusCode::OK).await;
+    git.ok(&work, &["fetch", "-q", "origin"]);
+    let sha = merged["sha"].as_str().unwrap();
+    assert_eq!(
+        git.ok(&work, &["log", "-1", "--format=%an", sha]).trim(),
+        "Mallory root@evilSigned-off-by: x"
+    );
+}
+
+#[tokio::test]
 async fn a_provider_refusal_is_an_error_not_a_session() {
     let provider = FakeOidc::start().await;
     let app = TestApp::builder().oidc(provider.settings()).start().await;

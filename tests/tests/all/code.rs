@@ -105,6 +105,7 @@ async fn tree_file_history_and_last_commits_agree_with_git() {
         .await
         .unwrap();
     assert_eq!(r.status(), StatusCode::OK);
+    served_file_headers(&r);
     let etag = r.headers()[header::ETAG].to_str().unwrap().to_owned();
     assert_eq!(
         etag,
@@ -271,6 +272,15 @@ async fn unknown_refs_paths_and_outsiders() {
     expect_error(r, StatusCode::NOT_FOUND, "not_found").await;
 }
 
+/// A file served as it is may not be sniffed into a page, run anything or be framed.
+fn served_file_headers(r: &reqwest::Response) {
+    assert_eq!(r.headers()[header::X_CONTENT_TYPE_OPTIONS], "nosniff");
+    assert_eq!(
+        r.headers()[header::CONTENT_SECURITY_POLICY],
+        "sandbox; default-src 'none'; frame-ancestors 'none'"
+    );
+}
+
 #[tokio::test]
 async fn raw_routes_serve_main_and_the_meta_layer() {
     let p = pushed().await;
@@ -281,6 +291,7 @@ async fn raw_routes_serve_main_and_the_meta_layer() {
         .await
         .unwrap();
     assert_eq!(r.status(), StatusCode::OK);
+    served_file_headers(&r);
     assert_eq!(r.bytes().await.unwrap().as_ref(), b"a2\n");
 
     let meta_url = p
@@ -309,6 +320,7 @@ async fn raw_routes_serve_main_and_the_meta_layer() {
         .await
         .unwrap();
     assert_eq!(r.status(), StatusCode::OK);
+    served_file_headers(&r);
     assert!(
         String::from_utf8(r.bytes().await.unwrap().to_vec())
             .unwrap()

@@ -598,3 +598,79 @@ async fn a_try_whose_process_died_is_made_again_when_its_lease_runs_out() {
         "taken {waited} ms after, while the lease held"
     );
 }
+
+#[tokio::test]
+async fn addresses_that_carry_a_forbidden_ipv4_are_refused_at_create_and_at_every_try() {
+    let c = cloned(None).await;
+    let rx = Receiver::start().await;
+    assert!(rx.url.starts_with("http://127.0.0.1:"), "{}", rx.url);
+    let h = hook(&c.app, &c.token, json!({"kind": "web", "url": rx.url})).await;
+    let id = h["id"].as_str().unwrap().to_owned();
+    c.git.ok(&c.work, &["checkout", "-q", "-b", "topic"]);
+    c.git.commit(&c.work, "one", &[("x.txt", b"1\n")]);
+    c.git.ok(&c.work, &["push", "-q", "origin", "topic"]);
+    rx.wait_for(1, Duration::from_secs(10)).await;
+
+    // The operator takes loopback away; the stored hook's address is written in its URL,
+    // which no resolver sees.
+    let mut app = c.app;
+    app.config.hooks.allowed_hosts = vec!["external".into()];
+    app.restart().await;
+    c.git.commit(&c.work, "two", &[("x.txt", b"2\n")]);
+    c.git.ok(&c.work, &["push", "-q", "origin", "topic"]);
+    let mut refused = None;
+    for _ in 0..500 {
+        let all = deliveries(&app, &c.token, &id).await;
+        refused = all
+            .iter()
+            .flat_map(|d| d["tries"].as_array().cloned().unwrap_or_default())
+            .find(|t| !t["error"].is_null());
+        if refused.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let refused = refused.expect("the try after the restart is recorded");
+    assert!(
+        refused["error"]
+            .as_str()
+            .unwrap()
+            .contains("which hooks may not reach"),
+        "{refused}"
+    );
+    assert_eq!(refused["status"], Value::Null, "nothing was sent");
+    assert_eq!(rx.got().len(), 1, "only the try before the restart arrived");
+
+    // IPv6 forms that carry loopback are refused like it.
+    for url in [
+        "http://[::7f00:1]/hook",
+        "http://[::ffff:7f00:1]/hook",
+        "http://[64:ff9b::7f00:1]/hook",
+        "http://[64:ff9b:1::7f00:1]/hook",
+        "http://[2002:7f00:1::]/hook",
+        "http://[2001:0:5db8:d822::80ff:fffe]/hook",
+        "http://[::ffff:10.0.0.1]/hook",
+    ] {
+        let r = app
+            .as_user(Method::POST, &format!("{M}/hooks"), &c.token)
+            .json(&json!({"kind": "web", "url": url}))
+            .send()
+            .await
+            .unwrap();
+        let body = expect_error(r, StatusCode::BAD_REQUEST, "bad_request").await;
+        assert!(
+            body["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("which hooks may not reach"),
+            "{url}: {body}"
+        );
+    }
+    // One that carries a public address is a hook like any other.
+    hook(
+        &app,
+        &c.token,
+        json!({"kind": "web", "url": "http://[64:ff9b::5db8:d822]/hook", "events": ["tag"]}),
+    )
+    .await;
+}

@@ -289,6 +289,120 @@ async fn profile_updates() {
 }
 
 #[tokio::test]
+async fn names_and_emails_git_cannot_sign_with_are_refused() {
+    let app = TestApp::start().await;
+    let made = app
+        .bootstrap(json!({"email": "p@example.com", "name": "Kept"}))
+        .await;
+    let t = &made.credential.token;
+    for bad in ["a<b>", "a>b", "two\nlines", "nul\u{0}", "bell\u{7}", "tab\there"] {
+        let r = app
+            .as_user(Method::PATCH, "/v1/user", t)
+            .json(&json!({ "name": bad }))
+            .send()
+            .await
+            .unwrap();
+        let body = expect_error(r, StatusCode::UNPROCESSABLE_ENTITY, "bad_request").await;
+        let message = body["error"]["message"].as_str().unwrap();
+        assert!(message.contains("git cannot write it"), "{bad:?}: {message}");
+    }
+    let me: User = expect_json(
+        app.as_user(Method::GET, "/v1/user", t).send().await.unwrap(),
+        StatusCode::OK,
+    )
+    .await;
+    assert_eq!(me.name.as_deref(), Some("Kept"), "nothing was written");
+    let r = app
+        .as_user(Method::PATCH, "/v1/user", t)
+        .json(&json!({"name": "Ada Lovelace (she/her) 🚀"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+
+    let bootstrap = |body: Value| {
+        app.request(Method::POST, "/v1/users")
+            .bearer_auth(BOOTSTRAP_SECRET)
+            .json(&body)
+            .send()
+    };
+    let r = bootstrap(json!({"email": "n@example.com", "name": "Eve <eve@evil>"}))
+        .await
+        .unwrap();
+    expect_error(r, StatusCode::UNPROCESSABLE_ENTITY, "bad_request").await;
+    let r = bootstrap(json!({"email": "e<v>e@example.com"})).await.unwrap();
+    expect_error(r, StatusCode::UNPROCESSABLE_ENTITY, "bad_email").await;
+}
+
+#[tokio::test]
+async fn a_person_whose_stored_name_git_refuses_still_merges() {
+    use svc_server::store::{Store, users};
+    let c = svc_tests::Cloned::new("mono", "app").await;
+    c.git.commit(&c.work, "first", &[("a.txt", b"one\n")]);
+    c.git.ok(&c.work, &["push", "-q", "origin", "main"]);
+    // Rows written before names were checked, or by a path that forgot to.
+    let store = Store::open(&c.app.config.database_url).await.unwrap();
+    {
+        let mut tx = store.begin().await.unwrap();
+        let ann = users::by_login(tx.h(), "ann").await.unwrap().unwrap();
+        users::update_profile(tx.h(), &ann.id, Some("Ann <x>\nInjected: 1"), None)
+            .await
+            .unwrap();
+        users::set_email(tx.h(), &ann.id, Some("ann@example.com>\n"), true)
+            .await
+            .unwrap();
+        tx.commit().await.unwrap();
+    }
+    store.close().await;
+
+    c.git.ok(&c.work, &["checkout", "-q", "-b", "topic"]);
+    c.git.commit(&c.work, "topic", &[("b.txt", b"b\n")]);
+    c.git.ok(&c.work, &["push", "-q", "origin", "topic"]);
+    let r = c
+        .app
+        .as_user(
+            Method::POST,
+            "/v1/monorepos/ann/mono/repos/app/branches/topic/merge",
+            &c.token,
+        )
+        .send()
+        .await
+        .unwrap();
+    let merged: Value = expect_json(r, StatusCode::OK).await;
+    let sha = merged["sha"].as_str().unwrap().to_owned();
+    c.git.ok(&c.work, &["fetch", "-q", "origin"]);
+    assert_eq!(
+        c.git.ok(&c.work, &["log", "-1", "--format=%an|%ae", &sha]).trim(),
+        "Ann xInjected: 1|ann@example.com"
+    );
+    c.git.ok(&c.work, &["fsck", "--strict", "--no-dangling"]);
+    // A meta save (the meta repo's first main) and a merge there sign the same way.
+    let body = b"kept\n";
+    let sha = hex::encode(<sha2::Sha256 as sha2::Digest>::digest(body));
+    let meta = "/v1/monorepos/ann/mono/meta";
+    let r = c
+        .app
+        .as_user(Method::PUT, &format!("{meta}/blobs/{sha}"), &c.token)
+        .body(&body[..])
+        .send()
+        .await
+        .unwrap();
+    expect_json::<Value>(r, StatusCode::OK).await;
+    let r = c
+        .app
+        .as_user(Method::POST, &format!("{meta}/saves"), &c.token)
+        .json(&json!({"base": null, "changes": [{"path": "notes.md", "sha256": sha}]}))
+        .send()
+        .await
+        .unwrap();
+    let saved: Value = expect_json(r, StatusCode::OK).await;
+    assert!(saved["version"].is_string(), "{saved}");
+    c.app
+        .merge_into_meta(&c.token, "ann/mono", "merged.md", b"merged\n")
+        .await;
+}
+
+#[tokio::test]
 async fn a_revocation_reaches_every_server_process() {
     if std::env::var_os("SVC_TEST_DATABASE_URL").is_none() {
         eprintln!("several server processes share PostgreSQL only; set SVC_TEST_DATABASE_URL");

@@ -393,6 +393,11 @@ async fn files_stream_with_their_sha256_replace_atomically_and_resume() {
         .unwrap();
     assert_eq!(r.status(), StatusCode::OK);
     assert_eq!(r.headers()["x-svc-sha256"], sha256(&two).as_str());
+    assert_eq!(r.headers()["x-content-type-options"], "nosniff");
+    assert_eq!(
+        r.headers()["content-security-policy"],
+        "sandbox; default-src 'none'; frame-ancestors 'none'"
+    );
     assert_eq!(
         r.headers()["etag"],
         format!("\"{}\"", sha256(&two)).as_str()

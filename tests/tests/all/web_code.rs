@@ -219,9 +219,26 @@ async fn folders_list_entries_with_their_last_commits() {
     let w = World::new().await;
     let cookie = w.sign_in("ann").await;
 
-    // The repo's page is main's root.
+    // The repo's page is main's root, with its clone URL to select or copy.
     let html = w.page(&cookie, "/ann/mono/-/app").await;
     assert!(html.contains(r#"id="tree""#), "{html}");
+    let clone_url = w.app.get_json(&w.token, &format!("{M}/repos/app")).await["clone_url"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let field = format!(
+        r#"<input id="clone-url" class="mono" type="text" readonly value="{}""#,
+        esc(&clone_url)
+    );
+    assert!(html.contains(&field), "{field} in {html}");
+    assert!(
+        html.contains(r#"<button type="button" data-copy="clone-url""#),
+        "{html}"
+    );
+    assert!(
+        html.contains(r#"<link rel="icon" href="/favicon.ico">"#),
+        "{html}"
+    );
     assert!(
         html.contains(r#"href="/ann/mono/-/app/tree/main/src">src/</a>"#),
         "{html}"
@@ -296,6 +313,10 @@ async fn folders_list_entries_with_their_last_commits() {
     // An empty repo says how to fill it.
     let html = w.page(&cookie, "/ann/mono/-/empty").await;
     assert!(html.contains(r#"id="empty-repo""#), "{html}");
+    assert!(html.contains(r#"id="clone-url""#), "{html}");
+    // A folder below the root shows no clone box.
+    let html = w.page(&cookie, "/ann/mono/-/app/tree/main/src").await;
+    assert!(!html.contains(r#"id="clone-url""#), "{html}");
 }
 
 #[tokio::test]

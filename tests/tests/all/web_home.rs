@@ -240,3 +240,17 @@ async fn a_push_shows_on_the_open_home_without_a_reload() {
     browser.screenshot(&screenshots(), "home-live").await;
     browser.close().await;
 }
+
+#[tokio::test]
+async fn the_icon_is_where_browsers_look_for_it() {
+    let app = TestApp::start().await;
+    // Asked for by every page, signed in or not.
+    let r = app.request(Method::GET, "/favicon.ico").send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    assert_eq!(r.headers()[header::CONTENT_TYPE], "image/x-icon");
+    assert_eq!(r.headers()[header::CACHE_CONTROL], "public, max-age=86400");
+    assert_eq!(r.headers()[header::X_CONTENT_TYPE_OPTIONS], "nosniff");
+    let icon = r.bytes().await.unwrap();
+    assert_eq!(&icon[..4], b"\0\0\x01\0", "an ICO");
+    assert!(icon.len() < 1024, "{} bytes", icon.len());
+}

@@ -558,6 +558,7 @@ async fn the_artifact_viewer_frames_the_document_beside_its_threads() {
         r.headers()[header::CONTENT_SECURITY_POLICY],
         "sandbox allow-same-origin; default-src 'none'; img-src data:; style-src 'unsafe-inline'; frame-ancestors 'self'"
     );
+    assert_eq!(r.headers()[header::X_CONTENT_TYPE_OPTIONS], "nosniff");
     assert!(
         r.headers()[header::CONTENT_TYPE]
             .to_str()

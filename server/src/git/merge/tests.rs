@@ -418,6 +418,59 @@ fn merge_writes_a_two_parent_commit_with_gits_tree() {
 }
 
 #[test]
+fn names_git_refuses_are_left_out_of_the_signature() {
+    let c = Case::new();
+    let author = Person {
+        name: " Eve <evil>\nInjected: yes\u{7} ".into(),
+        email: "eve@example.com>\n<x".into(),
+    };
+    let merged = c
+        .repo
+        .merge(c.id("main"), c.id("clean"), &author, &person("Svc"), "m")
+        .unwrap();
+    let sha = merged.to_string();
+    assert_eq!(
+        c.git(&["log", "-1", "--format=%an|%ae", &sha]),
+        "Eve evilInjected: yes|eve@example.comx"
+    );
+    git_in(&c.bare, &["update-ref", "refs/merges/eve", &sha]);
+    git_in(&c.bare, &["fsck", "--strict", "--no-dangling"]);
+}
+
+#[test]
+fn an_author_whose_name_or_email_has_nothing_git_can_write_is_their_login() {
+    let user = crate::store::users::UserRow {
+        id: "u_1".into(),
+        login: "eve".into(),
+        email: Some("<>".into()),
+        email_verified: true,
+        name: Some(" <\n> ".into()),
+        picture_url: None,
+        password_hash: None,
+        created_at: 0,
+    };
+    assert_eq!(
+        Person::author(&user),
+        Person {
+            name: "eve".into(),
+            email: "eve@users.noreply".into()
+        }
+    );
+    let user = crate::store::users::UserRow {
+        name: Some("Ada <Lovelace>".into()),
+        email: Some("ada@example.com\n".into()),
+        ..user
+    };
+    assert_eq!(
+        Person::author(&user),
+        Person {
+            name: "Ada Lovelace".into(),
+            email: "ada@example.com".into()
+        }
+    );
+}
+
+#[test]
 fn merge_refuses_conflicts_unrelated_and_nothing_to_merge_writing_nothing() {
     let c = Case::new();
     let sig = person("Ada");
