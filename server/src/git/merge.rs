@@ -96,15 +96,11 @@ impl Person {
     /// The user as a commit's author: their name (else login) and email, as git can write
     /// them ([`signable_text`]); a name or email with nothing left gives way to the login.
     pub fn author(user: &crate::store::users::UserRow) -> Person {
-        let usable = |text: &Option<String>| {
-            text.as_deref()
-                .map(signable_text)
-                .filter(|t| !t.is_empty())
-        };
+        let usable =
+            |text: &Option<String>| text.as_deref().map(signable_text).filter(|t| !t.is_empty());
         Person {
             name: usable(&user.name).unwrap_or_else(|| user.login.clone()),
-            email: usable(&user.email)
-                .unwrap_or_else(|| format!("{}@users.noreply", user.login)),
+            email: usable(&user.email).unwrap_or_else(|| format!("{}@users.noreply", user.login)),
         }
     }
 

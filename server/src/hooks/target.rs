@@ -69,7 +69,9 @@ impl Allowed {
             Allowed::Private => judge(&is_private),
             Allowed::External => judge(&is_external),
             Allowed::Host(name) => host.eq_ignore_ascii_case(name),
-            Allowed::Cidr(net @ IpAddr::V4(_), bits) => judge(&|ip: IpAddr| in_cidr(ip, *net, *bits)),
+            Allowed::Cidr(net @ IpAddr::V4(_), bits) => {
+                judge(&|ip: IpAddr| in_cidr(ip, *net, *bits))
+            }
             Allowed::Cidr(net, bits) => in_cidr(ip, *net, *bits),
         }
     }
@@ -324,7 +326,12 @@ mod tests {
         }
         assert!(!external.admits("h", local_use[0].parse().unwrap()));
         // The forms the outside tester found, and a Teredo client on loopback.
-        for ip in ["::7f00:1", "64:ff9b::7f00:1", "2002:7f00:1::", "2001:0:5db8:d822::80ff:fffe"] {
+        for ip in [
+            "::7f00:1",
+            "64:ff9b::7f00:1",
+            "2002:7f00:1::",
+            "2001:0:5db8:d822::80ff:fffe",
+        ] {
             assert!(!external.admits("h", ip.parse().unwrap()), "{ip}");
         }
         // The local-use NAT64 prefix's length is the operator's: every place counts.

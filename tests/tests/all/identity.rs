@@ -295,7 +295,14 @@ async fn names_and_emails_git_cannot_sign_with_are_refused() {
         .bootstrap(json!({"email": "p@example.com", "name": "Kept"}))
         .await;
     let t = &made.credential.token;
-    for bad in ["a<b>", "a>b", "two\nlines", "nul\u{0}", "bell\u{7}", "tab\there"] {
+    for bad in [
+        "a<b>",
+        "a>b",
+        "two\nlines",
+        "nul\u{0}",
+        "bell\u{7}",
+        "tab\there",
+    ] {
         let r = app
             .as_user(Method::PATCH, "/v1/user", t)
             .json(&json!({ "name": bad }))
@@ -304,10 +311,16 @@ async fn names_and_emails_git_cannot_sign_with_are_refused() {
             .unwrap();
         let body = expect_error(r, StatusCode::UNPROCESSABLE_ENTITY, "bad_request").await;
         let message = body["error"]["message"].as_str().unwrap();
-        assert!(message.contains("git cannot write it"), "{bad:?}: {message}");
+        assert!(
+            message.contains("git cannot write it"),
+            "{bad:?}: {message}"
+        );
     }
     let me: User = expect_json(
-        app.as_user(Method::GET, "/v1/user", t).send().await.unwrap(),
+        app.as_user(Method::GET, "/v1/user", t)
+            .send()
+            .await
+            .unwrap(),
         StatusCode::OK,
     )
     .await;
@@ -330,7 +343,9 @@ async fn names_and_emails_git_cannot_sign_with_are_refused() {
         .await
         .unwrap();
     expect_error(r, StatusCode::UNPROCESSABLE_ENTITY, "bad_request").await;
-    let r = bootstrap(json!({"email": "e<v>e@example.com"})).await.unwrap();
+    let r = bootstrap(json!({"email": "e<v>e@example.com"}))
+        .await
+        .unwrap();
     expect_error(r, StatusCode::UNPROCESSABLE_ENTITY, "bad_email").await;
 }
 
@@ -372,7 +387,9 @@ async fn a_person_whose_stored_name_git_refuses_still_merges() {
     let sha = merged["sha"].as_str().unwrap().to_owned();
     c.git.ok(&c.work, &["fetch", "-q", "origin"]);
     assert_eq!(
-        c.git.ok(&c.work, &["log", "-1", "--format=%an|%ae", &sha]).trim(),
+        c.git
+            .ok(&c.work, &["log", "-1", "--format=%an|%ae", &sha])
+            .trim(),
         "Ann xInjected: 1|ann@example.com"
     );
     c.git.ok(&c.work, &["fsck", "--strict", "--no-dangling"]);

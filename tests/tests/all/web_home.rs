@@ -245,7 +245,11 @@ async fn a_push_shows_on_the_open_home_without_a_reload() {
 async fn the_icon_is_where_browsers_look_for_it() {
     let app = TestApp::start().await;
     // Asked for by every page, signed in or not.
-    let r = app.request(Method::GET, "/favicon.ico").send().await.unwrap();
+    let r = app
+        .request(Method::GET, "/favicon.ico")
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.status(), StatusCode::OK);
     assert_eq!(r.headers()[header::CONTENT_TYPE], "image/x-icon");
     assert_eq!(r.headers()[header::CACHE_CONTROL], "public, max-age=86400");
