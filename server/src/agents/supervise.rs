@@ -219,13 +219,11 @@ async fn begin(
     let with_credential = |reason: String| (reason, Some(credential.id.clone()));
     let place = Place::of(&state.config.data_dir, &row.id);
     let mut env = checkout::git_env(&credential.token);
-    let email = user
-        .email
-        .clone()
-        .unwrap_or_else(|| format!("{}@users.noreply.svc", user.login));
+    // Signed as merges sign: what git can write of the name and email, else the login.
+    let author = crate::git::merge::Person::author(&user);
     let who = Identity {
-        name: user.name.as_deref().unwrap_or(&user.login),
-        email: &email,
+        name: &author.name,
+        email: &author.email,
         session: &row.id,
         machine: &credential.name,
     };
