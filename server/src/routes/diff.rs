@@ -59,8 +59,10 @@ pub struct DiffQuery {
     pub(crate) format: Option<String>,
 }
 
-/// The three-dot diff from the merge base of main and the branch to its head; for a
-/// merged branch, what its merge brought in (from the merge's first parent to the merge).
+/// The three-dot diff from the merge base of main and the branch to its head.
+///
+/// A merged branch's is what its merge brought in: from the merge's first parent to the
+/// merge commit.
 #[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/diff", tag = "branches",
     params(BranchPath, DiffQuery),
     responses((status = 200, body = BranchDiff, description = "JSON; with stream=1, application/x-ndjson BranchDiffLine lines"),

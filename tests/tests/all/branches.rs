@@ -876,7 +876,10 @@ async fn a_branch_main_has_already_has_nothing_to_merge() {
     w.push_branch("work", "work", &[("w.txt", b"w\n")]);
     for branch in ["same", "behind", "work"] {
         let b = w.fresh(branch).await;
-        assert_eq!((b["state"].as_str(), b["author"].as_str()), (Some("open"), Some("ann")));
+        assert_eq!(
+            (b["state"].as_str(), b["author"].as_str()),
+            (Some("open"), Some("ann"))
+        );
     }
 
     // Only the branch with work of its own is ready.
@@ -958,7 +961,11 @@ async fn a_merged_branch_keeps_the_diff_its_merge_brought_in() {
     };
     assert_eq!(paths(&d["files"]), ["src/lib.rs", "b.txt"], "{d}");
     assert_eq!(
-        (d["base"].as_str(), d["merge_base"].as_str(), d["head"].as_str()),
+        (
+            d["base"].as_str(),
+            d["merge_base"].as_str(),
+            d["head"].as_str()
+        ),
         (Some(before.as_str()), Some(before.as_str()), Some(sha))
     );
     assert_eq!(d["stats"]["additions"], 2, "{d}");

@@ -643,7 +643,10 @@ async fn chats_are_listed_apart_from_the_agents_and_the_models_are_listed() {
     let out = w.svc(&["agent", "list"]).output().unwrap();
     assert!(out.status.success(), "{}", all_output(&out));
     assert_eq!(
-        (out.stdout.as_slice(), String::from_utf8(out.stderr).unwrap()),
+        (
+            out.stdout.as_slice(),
+            String::from_utf8(out.stderr).unwrap()
+        ),
         (&b""[..], "ann/mono has no agent sessions\n".to_owned()),
         "an empty list prints no table, and says so on stderr"
     );

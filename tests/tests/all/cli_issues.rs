@@ -78,7 +78,10 @@ async fn issues_from_the_command_line() {
     assert_eq!(list["items"][0]["title"], "Crash on start");
     assert_eq!(list["open_count"], 1);
     // The table alone on stdout, header first; the counts on stderr.
-    let out = ann.svc(&[&["issue", "list"], &r[..]].concat()).output().unwrap();
+    let out = ann
+        .svc(&[&["issue", "list"], &r[..]].concat())
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", all_output(&out));
     let table = String::from_utf8(out.stdout).unwrap();
     assert!(table.starts_with("#  STATE  TITLE"), "{table}");

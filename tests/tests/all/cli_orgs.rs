@@ -191,7 +191,10 @@ async fn create_view_list_and_edit_an_org() {
     let out = bob.run(&["org", "list"]);
     assert!(out.status.success(), "{}", all_output(&out));
     assert_eq!(
-        (out.stdout.as_slice(), String::from_utf8(out.stderr).unwrap()),
+        (
+            out.stdout.as_slice(),
+            String::from_utf8(out.stderr).unwrap()
+        ),
         (
             &b""[..],
             "You are in no organization (make one with svc org create <login>)\n".to_owned()
@@ -309,7 +312,10 @@ async fn people_invites_and_the_last_owner() {
     let out = ann.run(&["org", "invites", "acme"]);
     assert!(out.status.success(), "{}", all_output(&out));
     assert_eq!(
-        (out.stdout.as_slice(), String::from_utf8(out.stderr).unwrap()),
+        (
+            out.stdout.as_slice(),
+            String::from_utf8(out.stderr).unwrap()
+        ),
         (&b""[..], "No pending invites to acme\n".to_owned())
     );
     assert_eq!(ann.json(&["org", "invites", "acme"])["items"], json!([]));

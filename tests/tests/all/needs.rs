@@ -107,7 +107,12 @@ async fn states_order_and_whose_branches() {
     status(&app, &ann, &waiting, "pending").await;
     push_branch(&git, &work, "unchecked", &[("u.txt", b"u\n")]);
 
-    // Bob's branch (created through the API: he is its author) is his, not Ann's.
+    // Bob's branch (created through the API: he is its author) is his, not Ann's. It
+    // starts at a commit of its own (tagged): one at main's head has nothing to merge.
+    git.ok(&work, &["checkout", "-q", "--detach", "origin/main"]);
+    let work_of_bob = git.commit(&work, "bob's", &[("bob.txt", b"b\n")]);
+    let tag = format!("{work_of_bob}:refs/tags/bob-work");
+    git.ok(&work, &["push", "-q", "origin", &tag]);
     let bob = person(&app, "bob@example.com").await;
     send(
         &app,
@@ -122,7 +127,7 @@ async fn states_order_and_whose_branches() {
         &bob,
         Method::POST,
         &format!("{R}/branches"),
-        json!({"name": "bobs", "title": "Bob's"}),
+        json!({"name": "bobs", "title": "Bob's", "from": work_of_bob}),
     )
     .await;
     status(&app, &bob, b["head"].as_str().unwrap(), "success").await;

@@ -579,7 +579,10 @@ async fn a_merged_branch_keeps_its_diff_and_nothing_to_merge_is_not_ready() {
         .app
         .get_json(&w.token, &format!("{R}/branches/same?fresh=1"))
         .await;
-    assert_eq!((b["stale"].as_bool(), b["ahead"].as_u64()), (Some(false), Some(0)));
+    assert_eq!(
+        (b["stale"].as_bool(), b["ahead"].as_u64()),
+        (Some(false), Some(0))
+    );
     let (status, html) = w.page(Some(&cookie), "/ann/mono/-/app/branches/same").await;
     assert_eq!(status, StatusCode::OK, "{html}");
     assert!(
