@@ -335,7 +335,8 @@ mod tests {
         let file = dir.join("svc.toml");
         std::fs::write(
             &file,
-            "listen = \"127.0.0.1:9000\"\ndata_dir = \"/srv/svc\"\n[login]\ndevice_interval = 1\n",
+            "listen = \"127.0.0.1:9000\"\ndata_dir = \"/srv/svc\"\n[login]\ndevice_interval = 1\n\
+             [connections]\nper_address = 8\n",
         )
         .unwrap();
         let args = ServeArgs {
@@ -348,6 +349,8 @@ mod tests {
         assert_eq!(config.database_url, "sqlite:///srv/svc/svc.db");
         assert_eq!(config.login.device_interval, 1);
         assert_eq!(config.login.device_expires_in, 900);
+        assert_eq!(config.connections.per_address, 8);
+        assert_eq!(config.connections.header_timeout_secs, 10);
 
         let args = ServeArgs {
             config: Some(file),

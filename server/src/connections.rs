@@ -98,16 +98,14 @@ pub async fn serve(
             tracing::debug!(%peer, "too many connections from this address; closed");
             continue;
         };
-        let service = app
-            .clone()
-            .map_request(move |req: Request<Incoming>| {
-                let mut req = req.map(|body| match body_idle {
-                    Some(idle) => Body::new(TimeoutBody::new(idle, body)),
-                    None => Body::new(body),
-                });
-                req.extensions_mut().insert(ConnectInfo(peer));
-                req
+        let service = app.clone().map_request(move |req: Request<Incoming>| {
+            let mut req = req.map(|body| match body_idle {
+                Some(idle) => Body::new(TimeoutBody::new(idle, body)),
+                None => Body::new(body),
             });
+            req.extensions_mut().insert(ConnectInfo(peer));
+            req
+        });
         let io = TokioIo::new(Counted { tcp, _slot: slot });
         let conn = http
             .serve_connection(io, TowerToHyperService::new(service))
@@ -212,7 +210,11 @@ impl AsyncRead for Counted {
 }
 
 impl AsyncWrite for Counted {
-    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
         Pin::new(&mut self.get_mut().tcp).poll_write(cx, buf)
     }
 

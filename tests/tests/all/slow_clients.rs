@@ -44,7 +44,7 @@ fn closed_by_server(stream: &TcpStream) -> bool {
 }
 
 /// Reads `stream` until the server closes it, within [`PATIENCE`]; answers what it sent.
-async fn until_closed(stream: &mut TcpStream) -> String {
+async fn until_closed(stream: &mut TcpStream, what: &str) -> String {
     let mut got = Vec::new();
     let read = tokio::time::timeout(PATIENCE, async {
         let mut buf = [0u8; 4096];
@@ -56,7 +56,10 @@ async fn until_closed(stream: &mut TcpStream) -> String {
         }
     })
     .await;
-    assert!(read.is_ok(), "the server kept the connection open");
+    assert!(
+        read.is_ok(),
+        "the server kept open a connection with {what}"
+    );
     String::from_utf8_lossy(&got).into_owned()
 }
 
@@ -113,7 +116,10 @@ async fn one_address_holding_a_thousand_half_sent_requests_stops_no_one_else() {
     // Another address is served as ever: the API and a clone.
     let r = f.app.request(Method::GET, "/healthz").send().await.unwrap();
     assert_eq!(r.status(), StatusCode::OK);
-    let url = f.app.get_json(&f.token, "/v1/monorepos/ann/mono/repos/app").await["clone_url"]
+    let url = f
+        .app
+        .get_json(&f.token, "/v1/monorepos/ann/mono/repos/app")
+        .await["clone_url"]
         .as_str()
         .unwrap()
         .to_owned();
@@ -134,7 +140,10 @@ async fn one_address_holding_a_thousand_half_sent_requests_stops_no_one_else() {
             .is_err(),
         "a connection over the cap was served"
     );
-    assert_eq!(held.iter().filter(|s| !closed_by_server(s)).count(), cap as usize);
+    assert_eq!(
+        held.iter().filter(|s| !closed_by_server(s)).count(),
+        cap as usize
+    );
 
     // Once it lets go, it is served again.
     drop(held);
@@ -144,7 +153,10 @@ async fn one_address_holding_a_thousand_half_sent_requests_stops_no_one_else() {
             assert_eq!(r.status(), StatusCode::OK);
             break;
         }
-        assert!(Instant::now() < deadline, "the address never got its slots back");
+        assert!(
+            Instant::now() < deadline,
+            "the address never got its slots back"
+        );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
@@ -173,8 +185,8 @@ async fn headers_that_never_finish_and_bodies_that_stop_are_dropped() {
         .unwrap();
     // Nothing at all: the same.
     let mut silent = connect(Ipv4Addr::LOCALHOST, server).await;
-    until_closed(&mut half).await;
-    until_closed(&mut silent).await;
+    until_closed(&mut half, "half a header").await;
+    until_closed(&mut silent, "nothing sent").await;
 
     // A body that stops halfway: the request fails, nothing is made, the connection ends.
     let body = br#"{"name": "stalled"}"#;
@@ -186,7 +198,7 @@ async fn headers_that_never_finish_and_bodies_that_stop_are_dropped() {
     let mut stalled = connect(Ipv4Addr::LOCALHOST, server).await;
     stalled.write_all(head.as_bytes()).await.unwrap();
     stalled.write_all(&body[..8]).await.unwrap();
-    let answer = until_closed(&mut stalled).await;
+    let answer = until_closed(&mut stalled, "a stalled body").await;
     assert!(answer.starts_with("HTTP/1.1 400 "), "{answer}");
     let r = app
         .as_user(Method::GET, "/v1/monorepos/ann/stalled", &token)
