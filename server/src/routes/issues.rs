@@ -801,7 +801,7 @@ async fn react(
             &full_issue,
             "issue.updated",
             Vec::new(),
-            By::caller(&caller),
+            By::caller(caller),
             target,
         )
         .await?;
