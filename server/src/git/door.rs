@@ -573,11 +573,19 @@ async fn receive(
     };
     let dir = storage::repo_dir(&state.config.data_dir, &row.id);
     let output = async {
-        let stdin = std::fs::File::open(&spool.0)?;
-        git(Service::ReceivePack, &dir, git_protocol(headers).as_deref())
-            .stdin(stdin)
-            .output()
-            .await
+        let mut spooled = tokio::fs::File::open(&spool.0).await?;
+        let mut child =
+            git(Service::ReceivePack, &dir, git_protocol(headers).as_deref()).spawn()?;
+        // The push reaches git through a pipe the server feeds, not the spool file
+        // itself: git's own children (unpack-objects, index-pack) read the same input,
+        // and a pipe ends with the server, so they stop when it dies instead of
+        // unpacking the rest on their own.
+        if let Some(mut stdin) = child.stdin.take() {
+            tokio::spawn(async move {
+                let _ = tokio::io::copy(&mut spooled, &mut stdin).await;
+            });
+        }
+        child.wait_with_output().await
     };
     let out = match output.await {
         Ok(out) => out,
