@@ -32,21 +32,7 @@ pub fn router() -> axum::Router<AppState> {
 }
 
 async fn icon() -> Response {
-    let mut response = ICON.into_response();
-    let headers = response.headers_mut();
-    headers.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("image/x-icon"),
-    );
-    headers.insert(
-        header::CACHE_CONTROL,
-        HeaderValue::from_static("public, max-age=86400"),
-    );
-    headers.insert(
-        "x-content-type-options",
-        HeaderValue::from_static("nosniff"),
-    );
-    response
+    fixed(ICON, "image/x-icon", "public, max-age=86400")
 }
 
 async fn asset(axum::extract::Path(file): axum::extract::Path<String>) -> Response {
@@ -58,13 +44,15 @@ async fn asset(axum::extract::Path(file): axum::extract::Path<String>) -> Respon
     } else {
         return StatusCode::NOT_FOUND.into_response();
     };
+    fixed(body, kind, "public, max-age=31536000, immutable")
+}
+
+/// A file built into the server, with its type (never sniffed) and how long to keep it.
+fn fixed(body: impl IntoResponse, kind: &'static str, cache: &'static str) -> Response {
     let mut response = body.into_response();
     let headers = response.headers_mut();
     headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(kind));
-    headers.insert(
-        header::CACHE_CONTROL,
-        HeaderValue::from_static("public, max-age=31536000, immutable"),
-    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache));
     headers.insert(
         "x-content-type-options",
         HeaderValue::from_static("nosniff"),
