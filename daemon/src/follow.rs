@@ -7,13 +7,13 @@
 //! every (re)connect, asks for a meta sync.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use futures_util::{SinkExt, StreamExt};
-use svc_protocol::daemon::{Connection, Held, MainMove};
+use svc_protocol::daemon::{Connection, Held, LaidOut, MainMove};
 use svc_protocol::event::{ClientFrame, ServerFrame, close};
-use svc_protocol::monorepo::{Heads, MonorepoKind, RepoList};
+use svc_protocol::monorepo::{Heads, MonorepoKind, Repo, RepoList};
 use svc_protocol::presence::Hello;
 use tokio::sync::{mpsc, watch};
 use tokio_tungstenite::tungstenite::{self, Message, client::IntoClientRequest};
@@ -158,7 +158,7 @@ impl Follower {
                 self.server, self.server
             ))
         })?;
-        let (checkouts, has_meta) = self.checkouts(&token).await?;
+        let (mut checkouts, has_meta) = self.checkouts(&token).await?;
         let mut waiting = Waiting::new();
         let mut seq = self.heads(&token, &checkouts, &mut waiting).await?;
 
@@ -208,6 +208,14 @@ impl Follower {
                             match frame {
                                 ServerFrame::Event(event) => {
                                     seq = seq.max(event.seq);
+                                    // A repo added since: lay it out, then follow it.
+                                    if event.collection == "default_heads"
+                                        && let Some(repo) = &event.repo
+                                        && repo != META_REPO
+                                        && !checkouts.contains_key(repo)
+                                    {
+                                        checkouts = self.checkouts(&token).await?.0;
+                                    }
                                     let moved = event.collection == "default_heads"
                                         && matches!(event.kind.as_str(), "default_head.updated" | "push");
                                     if moved
@@ -225,6 +233,7 @@ impl Follower {
                                     self.update(|f| f.seq = Some(seq));
                                 }
                                 ServerFrame::Resync { seq: resync, .. } => {
+                                    checkouts = self.checkouts(&token).await?.0;
                                     let at = self.heads(&token, &checkouts, &mut waiting).await?;
                                     seq = at.max(resync);
                                     self.nudge_connected(has_meta);
@@ -268,6 +277,7 @@ impl Follower {
                     self.update(|f| f.worktrees = worktrees.clone());
                 }
                 _ = heads_timer.tick() => {
+                    checkouts = self.checkouts(&token).await?.0;
                     let at = self.heads(&token, &checkouts, &mut waiting).await?;
                     seq = seq.max(at);
                 }
@@ -293,32 +303,80 @@ impl Follower {
     }
 
     /// Each repo's main checkouts on this machine, by repo name, and whether the
-    /// monorepo has a meta layer (a plain repo has none).
+    /// monorepo has a meta layer (a plain repo has none). A repo added since the clone
+    /// was made (its folder absent) is laid out first, as `svc clone` would have.
     async fn checkouts(&self, token: &str) -> Result<(BTreeMap<String, Checkout>, bool), End> {
         let monorepo: svc_protocol::monorepo::Monorepo = self.get(token, "").await?;
         let repos: RepoList = self.get(token, "/repos").await?;
+        let plain = monorepo.kind == MonorepoKind::Repo;
         let mut out = BTreeMap::new();
-        for repo in repos.items {
-            let dirs = self
+        for repo in &repos.items {
+            let dirs: Vec<PathBuf> = self
                 .paths
                 .iter()
                 .map(|root| {
-                    if monorepo.kind == MonorepoKind::Repo || repo.path == "." {
+                    if plain || repo.path == "." {
                         root.clone()
                     } else {
                         root.join(&repo.path)
                     }
                 })
                 .collect();
+            if !plain && repo.path != "." {
+                for (root, dir) in self.paths.iter().zip(&dirs) {
+                    if root.exists() && !dir.exists() {
+                        self.lay_out(repo, root, dir, &repos).await;
+                    }
+                }
+            }
             out.insert(
-                repo.name,
+                repo.name.clone(),
                 Checkout {
                     dirs,
-                    branch: repo.default_branch,
+                    branch: repo.default_branch.clone(),
                 },
             );
         }
-        Ok((out, monorepo.kind == MonorepoKind::Monorepo))
+        Ok((out, !plain))
+    }
+
+    /// Clones a repo added after the clone at `root` was made into its folder `dir`,
+    /// kept out of the status of the repo enclosing it; a failure is logged and shown,
+    /// and tried again at the next check of the repo list.
+    async fn lay_out(&self, repo: &Repo, root: &Path, dir: &Path, all: &RepoList) {
+        let path = dir.display().to_string();
+        if let Err(e) = git::clone(&repo.clone_url, dir, &self.server).await {
+            tracing::warn!(monorepo = %self.monorepo, repo = %repo.name, "cannot lay out {path}: {e}");
+            self.update(|f| {
+                f.held.retain(|h| h.path != path);
+                f.held.push(Held {
+                    repo: repo.name.clone(),
+                    path: path.clone(),
+                    reason: format!("new repo not laid out: {e}"),
+                });
+            });
+            return;
+        }
+        if let Some(enclosing) = all
+            .items
+            .iter()
+            .filter(|o| repo.path.starts_with(&format!("{}/", o.path)))
+            .max_by_key(|o| o.path.len())
+        {
+            let rel = &repo.path[enclosing.path.len() + 1..];
+            if let Err(e) = git::exclude(&root.join(&enclosing.path), rel).await {
+                tracing::warn!(monorepo = %self.monorepo, "cannot keep {rel} out of {}: {e}", enclosing.path);
+            }
+        }
+        tracing::info!(monorepo = %self.monorepo, repo = %repo.name, "laid out the new repo at {path}");
+        self.update(|f| {
+            f.held.retain(|h| h.path != path);
+            f.laid_out.push(LaidOut {
+                repo: repo.name.clone(),
+                path: path.clone(),
+                at: time::OffsetDateTime::now_utc(),
+            });
+        });
     }
 
     /// Calls heads and brings every main checkout to it; answers its `seq`.

@@ -89,3 +89,60 @@ pub async fn fast_forward(dir: &Path, branch: &str, head: &str) -> Result<Outcom
         (false, message) => Ok(Outcome::Held(format!("cannot fast-forward: {message}"))),
     }
 }
+
+/// Clones a repo's main into `dir` (which must not exist), as `svc clone` does: git
+/// authenticates through `svc git-credential` (this process is `svc daemon`), kept set
+/// up in the clone for `server`, and no token goes into any URL.
+pub async fn clone(url: &str, dir: &Path, server: &str) -> Result<(), GitError> {
+    let exe = std::env::current_exe().map_err(|e| GitError {
+        args: "clone".to_owned(),
+        dir: dir.display().to_string(),
+        message: format!("cannot find svc itself: {e}"),
+    })?;
+    let helper = format!(
+        "!'{}' git-credential",
+        exe.display().to_string().replace('\'', "'\\''")
+    );
+    let parent = dir.parent().unwrap_or(dir);
+    tokio::fs::create_dir_all(parent)
+        .await
+        .map_err(|e| GitError {
+            args: "clone".to_owned(),
+            dir: parent.display().to_string(),
+            message: e.to_string(),
+        })?;
+    let target = dir.display().to_string();
+    git_ok(
+        parent,
+        &[
+            "-c",
+            "credential.helper=",
+            "-c",
+            &format!("credential.helper={helper}"),
+            "clone",
+            "--quiet",
+            url,
+            &target,
+        ],
+    )
+    .await?;
+    let key = format!("credential.{server}.helper");
+    git_ok(dir, &["config", "--local", "--replace-all", &key, ""]).await?;
+    git_ok(dir, &["config", "--local", "--add", &key, &helper]).await?;
+    Ok(())
+}
+
+/// Keeps the nested repo at `rel` out of the status of the repo at `enclosing`.
+pub async fn exclude(enclosing: &Path, rel: &str) -> std::io::Result<()> {
+    use tokio::io::AsyncWriteExt;
+    let path = enclosing.join(".git/info/exclude");
+    if let Some(parent) = path.parent() {
+        tokio::fs::create_dir_all(parent).await?;
+    }
+    let mut file = tokio::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .await?;
+    file.write_all(format!("/{rel}/\n").as_bytes()).await
+}

@@ -192,6 +192,7 @@ impl Supervisor {
                         seq: None,
                         last_main_move: None,
                         held: Vec::new(),
+                        laid_out: Vec::new(),
                         error: None,
                         worktrees: w.worktrees.clone(),
                         syncs: Vec::new(),

@@ -79,6 +79,9 @@ pub struct Followed {
     /// The last failure, if the socket is not connected.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Repos added to the monorepo after it was cloned, laid out here by the daemon.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub laid_out: Vec<LaidOut>,
     /// Ids of this machine's branch worktrees of the monorepo, as sent in the last hello.
     #[serde(default)]
     pub worktrees: Vec<String>,
@@ -92,6 +95,15 @@ pub struct Followed {
 pub struct MainMove {
     pub repo: String,
     pub head: String,
+    #[serde(with = "time::serde::rfc3339")]
+    pub at: OffsetDateTime,
+}
+
+/// A repo added to the monorepo after it was cloned, cloned by the daemon at its path.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LaidOut {
+    pub repo: String,
+    pub path: String,
     #[serde(with = "time::serde::rfc3339")]
     pub at: OffsetDateTime,
 }

@@ -35,15 +35,21 @@ pub fn not_found<'a>(
 }
 
 /// The candidates within a third of the name's length in edits (a swap of two letters
-/// is one edit), nearest first; never the name itself.
+/// is one edit), nearest first, then those the name is the first or last part of
+/// (`api` for `services-api`, a repo at `services/api`); never the name itself.
 fn nearest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
     let wanted = name.to_lowercase();
     let limit = (wanted.chars().count() / 3).max(1);
     let mut scored: Vec<(usize, &str)> = candidates
         .into_iter()
         .filter_map(|c| {
-            let distance = strsim::osa_distance(&wanted, &c.to_lowercase());
-            (distance > 0 && distance <= limit).then_some((distance, c))
+            let candidate = c.to_lowercase();
+            let distance = strsim::osa_distance(&wanted, &candidate);
+            if distance > 0 && distance <= limit {
+                Some((distance, c))
+            } else {
+                (distance > 0 && is_part(&wanted, &candidate)).then_some((limit + 1, c))
+            }
         })
         .collect();
     scored.sort_unstable();
@@ -53,6 +59,26 @@ fn nearest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Vec
         .take(MAX_SUGGESTIONS)
         .map(|(_, c)| c)
         .collect()
+}
+
+/// Whether `part` is a whole first or last part of `name`, parts split by `-`, `_`,
+/// `/` or `.`.
+fn is_part(part: &str, name: &str) -> bool {
+    let separated = |rest: &str, at_end: bool| {
+        let c = if at_end {
+            rest.chars().next_back()
+        } else {
+            rest.chars().next()
+        };
+        c.is_some_and(|c| matches!(c, '-' | '_' | '/' | '.'))
+    };
+    !part.is_empty()
+        && (name
+            .strip_suffix(part)
+            .is_some_and(|rest| separated(rest, true))
+            || name
+                .strip_prefix(part)
+                .is_some_and(|rest| separated(rest, false)))
 }
 
 /// The name as it may be repeated: control characters replaced, and cut short.
@@ -79,6 +105,10 @@ mod tests {
         assert_eq!(nearest("you/weby", names), ["you/web", "you/webby"]);
         assert!(nearest("you/zzzzz", names).is_empty());
         assert!(nearest("you/web", names).iter().all(|n| *n != "you/web"));
+        // A part of a longer name: the repo at services/api is named services-api.
+        let repos = ["services-api", "web-client", "api-docs", "rapid"];
+        assert_eq!(nearest("api", repos), ["api-docs", "services-api"]);
+        assert_eq!(nearest("client", repos), ["web-client"]);
     }
 
     #[test]

@@ -4,6 +4,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use svc_protocol::ApiErrorBody;
 use svc_protocol::ErrorCode;
+use svc_protocol::event::DefaultHeadRow;
 use svc_protocol::monorepo::{CreateRepo, Head, Heads, MonorepoKind, Repo, RepoList, UpdateRepo};
 
 use crate::auth::Caller;
@@ -92,6 +93,29 @@ pub async fn create(
             e.into()
         }
     })?;
+    // Followers (the daemon) lay a new repo out from this row of main's collection: a
+    // repo without a head yet.
+    let head = DefaultHeadRow {
+        repo: row.name.clone(),
+        default_branch: row.default_branch.clone(),
+        default_head: None,
+    };
+    let body = serde_json::json!({"row": head, "actor": caller.login, "path": row.path});
+    events::append(
+        tx.h(),
+        &events::NewEvent {
+            monorepo_id: &access.monorepo.id,
+            kind: "repo.created",
+            repo: Some(&row.name),
+            also_repos: None,
+            collection: "default_heads",
+            key: &row.name,
+            op: "upsert",
+            body: body.to_string(),
+            at: row.created_at,
+        },
+    )
+    .await?;
     let dir = storage::repo_dir(&state.config.data_dir, &row.id);
     storage::init_bare(&dir).await.map_err(ApiError::internal)?;
     if let Err(e) = tx.commit().await {

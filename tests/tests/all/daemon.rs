@@ -408,3 +408,49 @@ fn install_writes_the_user_unit() {
     assert!(out.status.success(), "{}", all_output(&out));
     assert_eq!(std::fs::read_to_string(&unit).unwrap(), text);
 }
+
+/// A repo made after the clone is laid out by the daemon at its path (empty at first,
+/// kept out of the enclosing repo's status), then follows main like the others, and
+/// `svc daemon status` says it was laid out.
+#[tokio::test]
+async fn a_repo_added_after_the_clone_is_laid_out_and_followed() {
+    let w = world().await;
+    let mut a = laptop(&w, "box-a");
+    a.start();
+    until("daemon connected", || connected(&a)).await;
+
+    // Nested inside api: the daemon keeps it out of api's status.
+    let url = w.app.repo(&w.token, MONO, "api/client").await["clone_url"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let client = a.path("mono/api/client");
+    until("the new repo laid out", || client.join(".git").exists()).await;
+    let status = a.m.git(&api(&a), &["status", "--porcelain"]);
+    assert!(status.trim().is_empty(), "api's status shows {status:?}");
+    let text = a.m.ok(&["daemon", "status"]);
+    assert!(
+        text.contains("laid out new repo api-client at") && text.contains("mono/api/client"),
+        "{text}"
+    );
+
+    // Its first push of main reaches the new checkout.
+    w.seed.ok(w.seed.home.path(), &["clone", "-q", &url, "client"]);
+    let seed = w.seed.path("client");
+    let head = w.seed.commit(&seed, "first", &[("c.txt", b"c\n")]);
+    w.seed.ok(&seed, &["push", "-q", "origin", "main"]);
+    until("the new checkout at main", || {
+        let out = std::process::Command::new("git")
+            .arg("-C")
+            .arg(&client)
+            .args(["rev-parse", "HEAD"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).trim() == head
+    })
+    .await;
+    // Nothing of the token in its config: git asks svc.
+    let config = std::fs::read_to_string(client.join(".git/config")).unwrap();
+    assert!(!config.contains(&w.token), "{config}");
+    assert!(config.contains("git-credential"), "{config}");
+}

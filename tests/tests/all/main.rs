@@ -51,6 +51,7 @@ mod org_access;
 mod orgs;
 mod presence;
 mod rate_limits;
+mod readme;
 mod releases;
 mod server_binary;
 mod slow_clients;

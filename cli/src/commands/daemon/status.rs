@@ -74,6 +74,15 @@ fn human(status: Option<&Status>) -> String {
                 when(moved.at)
             );
         }
+        for new in &m.laid_out {
+            let _ = writeln!(
+                out,
+                "  laid out new repo {} at {}, {}",
+                new.repo,
+                new.path,
+                when(new.at)
+            );
+        }
         for held in &m.held {
             let _ = writeln!(out, "  left alone: {} ({})", held.path, held.reason);
         }

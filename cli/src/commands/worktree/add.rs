@@ -120,6 +120,15 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
     let has = |r: &str| git(&main, &["rev-parse", "--verify", "--quiet", r]).is_ok();
     let path_arg = path.display().to_string();
     if has(&format!("refs/heads/{branch}")) {
+        if let Some(at) = checked_out_at(&main, branch)? {
+            return Err(CommandError::user(format!(
+                "{branch} is checked out in {at}, and git keeps a branch in one checkout"
+            ))
+            .hint(format!(
+                "work on it there, or free it first: git -C {at} switch {}",
+                repo.default_branch
+            )));
+        }
         git(&main, &["worktree", "add", "--quiet", &path_arg, branch])?;
     } else if has(&format!("refs/remotes/origin/{branch}")) {
         git(
@@ -238,4 +247,19 @@ fn configure_trailers(main: &Path, path: &Path, id: &str, machine: &str) -> Resu
         std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755))?;
     }
     Ok(())
+}
+
+/// The checkout (the clone's own, or a worktree) that has `branch` checked out, if any.
+fn checked_out_at(main: &Path, branch: &str) -> Result<Option<String>> {
+    let list = git(main, &["worktree", "list", "--porcelain"])?;
+    let want = format!("branch refs/heads/{branch}");
+    let mut path = None;
+    for line in list.lines() {
+        if let Some(p) = line.strip_prefix("worktree ") {
+            path = Some(p.to_owned());
+        } else if line == want {
+            return Ok(path);
+        }
+    }
+    Ok(None)
 }
