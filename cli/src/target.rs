@@ -194,16 +194,37 @@ fn bad_repo(full: &str) -> CommandError {
 /// The name of the repo at `path` (`services/api` for the repo named `services-api`).
 fn by_path(session: &Session, owner: &str, monorepo: &str, path: &str) -> Result<String> {
     let repos: RepoList = session.get(&format!("/v1/monorepos/{owner}/{monorepo}/repos"))?;
+    if let Some(repo) = repos.items.iter().find(|r| r.path == path) {
+        return Ok(repo.name.clone());
+    }
+    let mut message = format!("{owner}/{monorepo} has no repo at {path}");
+    let near = near_paths(&repos.items, path);
+    if !near.is_empty() {
+        let near: Vec<String> = near
+            .iter()
+            .map(|p| format!("{owner}/{monorepo}/{p}"))
+            .collect();
+        message.push_str(&format!("; did you mean {}?", near.join(", ")));
+    }
+    Err(CommandError::user(message).hint(format!(
+        "svc repo list {owner}/{monorepo} lists its repos and paths"
+    )))
+}
+
+/// Repo paths near `path`: the same last folder elsewhere, or one inside the other.
+fn near_paths<'a>(repos: &'a [Repo], path: &str) -> Vec<&'a str> {
+    let last = path.rsplit('/').next().unwrap_or(path);
     repos
-        .items
-        .into_iter()
-        .find(|r| r.path == path)
-        .map(|r| r.name)
-        .ok_or_else(|| {
-            CommandError::user(format!("{owner}/{monorepo} has no repo at {path}")).hint(format!(
-                "svc repo list {owner}/{monorepo} lists its repos and paths"
-            ))
+        .iter()
+        .map(|r| r.path.as_str())
+        .filter(|p| {
+            *p != "."
+                && (p.rsplit('/').next() == Some(last)
+                    || p.starts_with(&format!("{path}/"))
+                    || path.starts_with(&format!("{p}/")))
         })
+        .take(3)
+        .collect()
 }
 
 /// The one repo of a plain repo, which sits at the root.
@@ -335,5 +356,8 @@ mod tests {
         assert_eq!(name("webby"), None);
         assert_eq!(name("services"), None);
         assert_eq!(name(""), None);
+        assert_eq!(near_paths(&repos, "apps/api"), ["services/api"]);
+        assert_eq!(near_paths(&repos, "services/api/plugins/x"), ["services/api", "services/api/plugins"]);
+        assert!(near_paths(&repos, "docs/site").is_empty());
     }
 }

@@ -415,6 +415,17 @@ async fn which_repo_a_command_is_about() {
         err.contains("ann/mono has no repo at services/apx") && err.contains("svc repo list"),
         "{err}"
     );
+    // A name or path that is part of a repo's finds it.
+    let err = w.refused(home, &["branch", "list", "-R", "ann/mono/apps/api"]);
+    assert!(
+        err.contains("ann/mono has no repo at apps/api; did you mean ann/mono/services/api?"),
+        "{err}"
+    );
+    let err = w.refused(home, &["branch", "list", "-R", "ann/mono/api"]);
+    assert_eq!(
+        err.trim(),
+        "svc: repo ann/mono/api not found; did you mean ann/mono/services-api?"
+    );
 }
 
 /// The server's 404 names what was not found and suggests near names the caller may

@@ -316,6 +316,21 @@ async fn worktrees_are_announced_and_carry_trailers() {
     let listed: Value = serde_json::from_slice(&listed.stdout).unwrap();
     assert_eq!(listed[&id]["repo"], "api", "{listed}");
 
+    // A branch checked out elsewhere (here the clone's own checkout) stays there: the
+    // refusal says where, and how to free it.
+    a.m.git(&api(&a), &["switch", "-q", "-c", "topic"]);
+    let out = a.svc(&["worktree", "add", "api", "topic"]);
+    assert_eq!(out.status.code(), Some(1), "{}", all_output(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!(
+            "topic is checked out in {}",
+            api(&a).canonicalize().unwrap().display()
+        )) && err.contains("switch main"),
+        "{err}"
+    );
+    a.m.git(&api(&a), &["switch", "-q", "main"]);
+
     let out = a.svc(&["worktree", "remove", &id, "--force"]);
     assert!(out.status.success(), "{}", all_output(&out));
     assert!(!path.exists());

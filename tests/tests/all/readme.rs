@@ -17,6 +17,7 @@
 //! block.
 
 use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
@@ -130,6 +131,8 @@ struct Reader {
     path: String,
     env: Vec<(String, String)>,
     background: Vec<Child>,
+    /// Terminals' inputs kept open while their programs run.
+    keep: Vec<std::process::ChildStdin>,
 }
 
 impl Reader {
@@ -198,8 +201,9 @@ impl Reader {
         }
     }
 
-    /// `svc-server quickstart ...` as printed, at a terminal (`script`), typing the
-    /// password twice; waits for the server to answer and checks what it printed.
+    /// `svc-server quickstart ...` as printed, at a terminal (`script` makes one),
+    /// typing the password at both prompts; waits for the server to answer and checks
+    /// what it printed. Killing `script` hangs its terminal up, which ends the server.
     fn serve(&mut self, block: &Block) {
         let cmd = &block.cmds[0];
         let mut child = self
@@ -214,6 +218,7 @@ impl Reader {
         let mut stdin = child.stdin.take().expect("stdin");
         let stdout = child.stdout.take().expect("stdout");
         let (tx, rx) = mpsc::channel();
+        // Lines, and prompts (which end in ": " without a line end).
         std::thread::spawn(move || {
             let mut reader = BufReader::new(stdout);
             let mut buf = Vec::new();
@@ -227,39 +232,38 @@ impl Reader {
             }
         });
         let mut printed = String::new();
-        let deadline = Instant::now() + Duration::from_secs(60);
         let mut typed = 0;
-        while !shows(&printed, &cmd.expect).is_ok() || typed < 2 {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while !printed.contains("svc login --server") {
             let left = deadline.saturating_duration_since(Instant::now());
-            let Ok(line) = rx.recv_timeout(left) else {
+            let Ok(chunk) = rx.recv_timeout(left) else {
                 panic!(
-                    "README {}: `{}` did not print what the README shows:\n{printed}",
+                    "README {}: `{}` did not say the next step:\n{printed}",
                     block.step, cmd.line
                 );
             };
-            if line.contains("password") && line.ends_with(": ") || line.ends_with("again: ") {
+            if chunk.ends_with(": ") && chunk.to_lowercase().contains("password")
+                || chunk.ends_with("again: ")
+            {
                 stdin
                     .write_all(format!("{PASSWORD}\n").as_bytes())
                     .expect("type the password");
                 typed += 1;
             }
-            printed.push_str(&line);
-            if typed >= 2 && !line.ends_with(": ") && printed.contains("svc login --server") {
-                break;
-            }
+            printed.push_str(&chunk);
         }
-        // The output goes on (the server's log): keep draining it.
+        // The server's log follows: keep reading it so the terminal never fills.
         std::thread::spawn(move || for _ in rx {});
-        let _keep = stdin;
-        std::mem::forget(_keep);
+        self.keep.push(stdin);
         self.background.push(child);
-        wait_for_server();
+        assert_eq!(typed, 2, "quickstart asks for the password twice:\n{printed}");
         if let Err(why) = shows(&printed, &cmd.expect) {
             panic!(
                 "README {}: `{}` printed otherwise ({why}):\n{printed}",
                 block.step, cmd.line
             );
         }
+        wait_for_server();
     }
 
     /// A device-flow `svc login` as printed: the test reads the code it prints and, as
@@ -322,14 +326,14 @@ impl Drop for Reader {
             .output();
         for child in &mut self.background {
             let _ = Command::new("kill")
-                .args(["-TERM", &format!("-{}", child.id())])
+                .args(["-TERM", "--", &format!("-{}", child.id())])
                 .status();
             let deadline = Instant::now() + Duration::from_secs(10);
             while child.try_wait().ok().flatten().is_none() && Instant::now() < deadline {
                 std::thread::sleep(Duration::from_millis(50));
             }
             let _ = Command::new("kill")
-                .args(["-KILL", &format!("-{}", child.id())])
+                .args(["-KILL", "--", &format!("-{}", child.id())])
                 .status();
             let _ = child.wait();
         }
@@ -447,6 +451,7 @@ async fn the_walkthrough_runs_as_written() {
                 .to_string(),
         )],
         background: Vec::new(),
+        keep: Vec::new(),
     };
     for block in &blocks {
         let first = block.cmds.first().map_or("", |c| c.line.as_str());
