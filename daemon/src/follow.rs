@@ -345,6 +345,18 @@ impl Follower {
     /// and tried again at the next check of the repo list.
     async fn lay_out(&self, repo: &Repo, root: &Path, dir: &Path, all: &RepoList) {
         let path = dir.display().to_string();
+        // Out of the enclosing repo's status before it appears there.
+        if let Some(enclosing) = all
+            .items
+            .iter()
+            .filter(|o| repo.path.starts_with(&format!("{}/", o.path)))
+            .max_by_key(|o| o.path.len())
+        {
+            let rel = &repo.path[enclosing.path.len() + 1..];
+            if let Err(e) = git::exclude(&root.join(&enclosing.path), rel).await {
+                tracing::warn!(monorepo = %self.monorepo, "cannot keep {rel} out of {}: {e}", enclosing.path);
+            }
+        }
         if let Err(e) = git::clone(&repo.clone_url, dir, &self.server).await {
             tracing::warn!(monorepo = %self.monorepo, repo = %repo.name, "cannot lay out {path}: {e}");
             self.update(|f| {
@@ -356,17 +368,6 @@ impl Follower {
                 });
             });
             return;
-        }
-        if let Some(enclosing) = all
-            .items
-            .iter()
-            .filter(|o| repo.path.starts_with(&format!("{}/", o.path)))
-            .max_by_key(|o| o.path.len())
-        {
-            let rel = &repo.path[enclosing.path.len() + 1..];
-            if let Err(e) = git::exclude(&root.join(&enclosing.path), rel).await {
-                tracing::warn!(monorepo = %self.monorepo, "cannot keep {rel} out of {}: {e}", enclosing.path);
-            }
         }
         tracing::info!(monorepo = %self.monorepo, repo = %repo.name, "laid out the new repo at {path}");
         self.update(|f| {

@@ -139,10 +139,16 @@ pub async fn exclude(enclosing: &Path, rel: &str) -> std::io::Result<()> {
     if let Some(parent) = path.parent() {
         tokio::fs::create_dir_all(parent).await?;
     }
+    let line = format!("/{rel}/");
+    if let Ok(text) = tokio::fs::read_to_string(&path).await
+        && text.lines().any(|l| l == line)
+    {
+        return Ok(());
+    }
     let mut file = tokio::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(path)
         .await?;
-    file.write_all(format!("/{rel}/\n").as_bytes()).await
+    file.write_all(format!("{line}\n").as_bytes()).await
 }

@@ -440,7 +440,10 @@ async fn a_repo_added_after_the_clone_is_laid_out_and_followed() {
         .unwrap()
         .to_owned();
     let client = a.path("mono/api/client");
-    until("the new repo laid out", || client.join(".git").exists()).await;
+    until("the new repo laid out", || {
+        client.join(".git").exists() && a.m.ok(&["daemon", "status"]).contains("laid out")
+    })
+    .await;
     let status = a.m.git(&api(&a), &["status", "--porcelain"]);
     assert!(status.trim().is_empty(), "api's status shows {status:?}");
     let text = a.m.ok(&["daemon", "status"]);
