@@ -357,7 +357,10 @@ mod tests {
         assert_eq!(name("services"), None);
         assert_eq!(name(""), None);
         assert_eq!(near_paths(&repos, "apps/api"), ["services/api"]);
-        assert_eq!(near_paths(&repos, "services/api/plugins/x"), ["services/api", "services/api/plugins"]);
+        assert_eq!(
+            near_paths(&repos, "services/api/plugins/x"),
+            ["services/api", "services/api/plugins"]
+        );
         assert!(near_paths(&repos, "docs/site").is_empty());
     }
 }

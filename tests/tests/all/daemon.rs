@@ -453,7 +453,8 @@ async fn a_repo_added_after_the_clone_is_laid_out_and_followed() {
     );
 
     // Its first push of main reaches the new checkout.
-    w.seed.ok(w.seed.home.path(), &["clone", "-q", &url, "client"]);
+    w.seed
+        .ok(w.seed.home.path(), &["clone", "-q", &url, "client"]);
     let seed = w.seed.path("client");
     let head = w.seed.commit(&seed, "first", &[("c.txt", b"c\n")]);
     w.seed.ok(&seed, &["push", "-q", "origin", "main"]);

@@ -256,7 +256,10 @@ impl Reader {
         std::thread::spawn(move || for _ in rx {});
         self.keep.push(stdin);
         self.background.push(child);
-        assert_eq!(typed, 2, "quickstart asks for the password twice:\n{printed}");
+        assert_eq!(
+            typed, 2,
+            "quickstart asks for the password twice:\n{printed}"
+        );
         if let Err(why) = shows(&printed, &cmd.expect) {
             panic!(
                 "README {}: `{}` printed otherwise ({why}):\n{printed}",
@@ -428,10 +431,9 @@ async fn the_walkthrough_runs_as_written() {
         // The walkthrough's server is the embedded default (SQLite); the SQLite pass runs it.
         return;
     }
-    let readme = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md"),
-    )
-    .expect("README.md");
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md"))
+            .expect("README.md");
     let blocks = blocks(&readme);
     assert!(blocks.len() >= 15, "a block or more per step: {blocks:#?}");
 
@@ -470,12 +472,10 @@ async fn the_walkthrough_runs_as_written() {
 /// The changelog the README links: dated entries (`## YYYY-MM-DD`, UTC), newest first.
 #[test]
 fn the_changelog_is_dated_newest_first() {
-    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../CHANGELOG.md"))
-        .expect("CHANGELOG.md");
-    let dates: Vec<&str> = text
-        .lines()
-        .filter_map(|l| l.strip_prefix("## "))
-        .collect();
+    let text =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../CHANGELOG.md"))
+            .expect("CHANGELOG.md");
+    let dates: Vec<&str> = text.lines().filter_map(|l| l.strip_prefix("## ")).collect();
     assert!(!dates.is_empty(), "no dated entry");
     for date in &dates {
         assert!(
@@ -491,7 +491,11 @@ fn the_changelog_is_dated_newest_first() {
     sorted.sort_unstable_by(|a, b| b.cmp(a));
     sorted.dedup();
     assert_eq!(dates, sorted, "entries newest first, one per date");
-    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md"))
-        .expect("README.md");
-    assert!(readme.contains("(CHANGELOG.md)"), "the README links the changelog");
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md"))
+            .expect("README.md");
+    assert!(
+        readme.contains("(CHANGELOG.md)"),
+        "the README links the changelog"
+    );
 }
