@@ -25,6 +25,7 @@ mod cli;
 mod cli_agents;
 mod cli_artifacts;
 mod cli_branches;
+mod cli_gh;
 mod cli_ci;
 mod cli_hooks;
 mod cli_issues;
