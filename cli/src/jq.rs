@@ -40,7 +40,19 @@ pub fn lines(expr: &Expr, value: &serde_json::Value) -> Result<Vec<String>> {
             })
             .collect()
     })
-    .map_err(|e| CommandError::internal(e))?
+    .map_err(CommandError::internal)?
+}
+
+/// Where in the expression jaq stopped: the rest of it from there (its start, when long).
+fn place(rest: &str) -> String {
+    if rest.is_empty() {
+        return "at the end".to_owned();
+    }
+    let shown: String = rest.chars().take(20).collect();
+    match shown.len() < rest.len() {
+        true => format!("at {shown:?}..."),
+        false => format!("at {shown:?}"),
+    }
 }
 
 /// Loads and compiles `code` with jq's standard definitions, then hands the filter to
@@ -67,16 +79,12 @@ fn compile<T>(
                     }
                     jaq_core::load::Error::Lex(e) => said.extend(
                         e.into_iter()
-                            .map(|(expect, at)| format!("expected {} at {at:?}", expect.as_str())),
+                            .map(|(expect, at)| format!("expected {} {}", expect.as_str(), place(at))),
                     ),
-                    jaq_core::load::Error::Parse(e) => {
-                        said.extend(e.into_iter().map(|(expect, at)| {
-                            match at.is_empty() {
-                                true => format!("expected {} at the end", expect.as_str()),
-                                false => format!("expected {} at {at:?}", expect.as_str()),
-                            }
-                        }));
-                    }
+                    jaq_core::load::Error::Parse(e) => said.extend(
+                        e.into_iter()
+                            .map(|(expect, at)| format!("expected {} {}", expect.as_str(), place(at))),
+                    ),
                 }
             }
             said.join("; ")

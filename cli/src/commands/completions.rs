@@ -25,7 +25,8 @@ pub struct Args {
 /// Writes into memory, then to stdout: a closed pipe must end the command quietly.
 pub fn run(args: &Args) -> Result<()> {
     let name = args.shell.to_string();
-    let shell = Shells::builtins()
+    let shells = Shells::builtins();
+    let shell = shells
         .completer(&name)
         .ok_or_else(|| CommandError::user(format!("svc cannot complete for {name}")))?;
     let mut script = Vec::new();

@@ -233,19 +233,21 @@ async fn status_is_the_overview_and_checks_post_posts() {
 #[tokio::test]
 async fn deletes_ask_and_need_yes_without_a_terminal() {
     let w = World::new().await;
-    w.ok(&["label", "create", "bug", "-R", "ann/mono"]);
-    let out = w.run(&["label", "delete", "bug", "-R", "ann/mono"]);
-    assert_eq!(out.status.code(), Some(1), "{}", all_output(&out));
-    assert!(stderr(&out).contains("--yes"), "{}", stderr(&out));
-    assert_eq!(
+    let labels = |w: &World| -> Vec<String> {
         w.json(&["label", "list", "-R", "ann/mono"])["items"]
             .as_array()
             .unwrap()
-            .len(),
-        1
-    );
-    w.ok(&["label", "delete", "bug", "-R", "ann/mono", "--yes"]);
-    assert_eq!(w.json(&["label", "list", "-R", "ann/mono"])["items"], json!([]));
+            .iter()
+            .map(|l| l["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    w.ok(&["label", "create", "triage", "-R", "ann/mono"]);
+    let out = w.run(&["label", "delete", "triage", "-R", "ann/mono"]);
+    assert_eq!(out.status.code(), Some(1), "{}", all_output(&out));
+    assert!(stderr(&out).contains("--yes"), "{}", stderr(&out));
+    assert!(labels(&w).contains(&"triage".to_owned()));
+    w.ok(&["label", "delete", "triage", "-R", "ann/mono", "--yes"]);
+    assert!(!labels(&w).contains(&"triage".to_owned()));
 
     let out = w.run(&["branch", "delete", "topic", "-R", "ann/mono/app"]);
     assert_eq!(out.status.code(), Some(1), "{}", all_output(&out));
@@ -380,9 +382,11 @@ async fn completions_know_the_servers_names() {
             .output()
             .unwrap();
         assert!(out.status.success(), "{}", all_output(&out));
+        // The names, without the options offered beside them.
         String::from_utf8_lossy(&out.stdout)
             .lines()
             .map(|l| l.split('\t').next().unwrap_or_default().to_owned())
+            .filter(|l| !l.starts_with('-'))
             .collect()
     };
     assert_eq!(complete(&["monorepo", "view", ""]), ["ann/mono"]);
