@@ -8,7 +8,6 @@
 use jaq_core::load::{Arena, File, Loader};
 use jaq_core::{Compiler, Ctx, Vars, data, unwrap_valr};
 use jaq_json::Val;
-use serde::Deserialize;
 
 use crate::error::{CommandError, Result};
 
@@ -23,10 +22,11 @@ pub fn parse(text: &str) -> std::result::Result<Expr, String> {
     Ok(Expr(text.to_owned()))
 }
 
-/// The outputs of the filter on `value`, each as the line it prints.
-pub fn lines(expr: &Expr, value: &serde_json::Value) -> Result<Vec<String>> {
-    let input = Val::deserialize(value)
-        .map_err(|e| CommandError::internal("cannot hand the answer to --jq").because(&e))?;
+/// The outputs of the filter on the JSON text `json`, each as the line it prints. Text,
+/// not a parsed value, so objects keep their keys in the order they came.
+pub fn lines(expr: &Expr, json: &[u8]) -> Result<Vec<String>> {
+    let input = jaq_json::read::parse_single(json)
+        .map_err(|e| CommandError::user("--jq: the answer is not JSON").because(&e))?;
     compile(&expr.0, |filter| {
         let ctx = Ctx::<data::JustLut<Val>>::new(&filter.lut, Vars::new([]));
         filter
@@ -109,15 +109,15 @@ mod tests {
 
     #[test]
     fn strings_print_bare_and_the_rest_as_json() {
-        let value = serde_json::json!({"items": [{"name": "web", "n": 2}, {"name": "api", "n": 3}]});
+        let value = br#"{"items": [{"name": "web", "n": 2}, {"name": "api", "n": 3}]}"#;
         let expr = parse(".items[].name").unwrap();
-        assert_eq!(lines(&expr, &value).unwrap(), ["web", "api"]);
+        assert_eq!(lines(&expr, value).unwrap(), ["web", "api"]);
         let expr = parse(".items[0]").unwrap();
-        assert_eq!(lines(&expr, &value).unwrap(), [r#"{"name":"web","n":2}"#]);
+        assert_eq!(lines(&expr, value).unwrap(), [r#"{"name":"web","n":2}"#]);
         let expr = parse("[.items[].n] | add").unwrap();
-        assert_eq!(lines(&expr, &value).unwrap(), ["5"]);
+        assert_eq!(lines(&expr, value).unwrap(), ["5"]);
         let expr = parse(".items | map(select(.n > 2)) | length").unwrap();
-        assert_eq!(lines(&expr, &value).unwrap(), ["1"]);
+        assert_eq!(lines(&expr, value).unwrap(), ["1"]);
     }
 
     #[test]

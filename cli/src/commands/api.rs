@@ -116,14 +116,15 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
         .bytes()
         .map_err(|e| session.unreachable(&e))?
         .to_vec();
-    match serde_json::from_slice::<Value>(&bytes) {
-        Ok(value) if global.jq.is_some() || (json && std::io::stdout().is_terminal()) => {
-            print_json(global, &value)
+    if let Some(expr) = &global.jq {
+        // The answer as it came, so its keys keep the server's order.
+        for line in crate::jq::lines(expr, &bytes)? {
+            outln!("{line}")?;
         }
-        Err(e) if global.jq.is_some() => Err(CommandError::user(
-            "--jq: the answer is not JSON",
-        )
-        .because(&e)),
+        return Ok(());
+    }
+    match serde_json::from_slice::<Value>(&bytes) {
+        Ok(value) if json && std::io::stdout().is_terminal() => print_json(global, &value),
         _ => {
             write_out(&bytes)?;
             if json && !bytes.ends_with(b"\n") {

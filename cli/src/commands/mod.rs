@@ -213,8 +213,8 @@ pub fn print_json<T: Serialize>(global: &Global, value: &T) -> Result<()> {
         CommandError::internal("cannot encode the answer as JSON").because(&e)
     };
     if let Some(expr) = &global.jq {
-        let value = serde_json::to_value(value).map_err(cannot)?;
-        for line in crate::jq::lines(expr, &value)? {
+        let json = serde_json::to_vec(value).map_err(cannot)?;
+        for line in crate::jq::lines(expr, &json)? {
             outln!("{line}")?;
         }
         return Ok(());
