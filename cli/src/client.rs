@@ -205,7 +205,10 @@ impl Session {
                 .hint("is svc-server the same version as svc?")
         };
         let mut first: serde_json::Value = self.get(&join(Some(PAGE_MAX), cursor))?;
-        let mut taken = first["items"].as_array().map(Vec::len).ok_or_else(garbled)?;
+        let mut taken = first["items"]
+            .as_array()
+            .map(Vec::len)
+            .ok_or_else(garbled)?;
         let mut next = first["next_cursor"].as_str().map(str::to_owned);
         while let Some(at) = next.clone()
             && taken < wanted as usize

@@ -73,7 +73,10 @@ pub fn branches(current: &OsStr) -> Vec<CompletionCandidate> {
         return Vec::new();
     };
     let path = format!("{}/branches", target.path());
-    let Ok(list) = target.session.get_list::<BranchList>(&path, Some(100), None) else {
+    let Ok(list) = target
+        .session
+        .get_list::<BranchList>(&path, Some(100), None)
+    else {
         return Vec::new();
     };
     std::iter::once(list.default_branch)

@@ -77,14 +77,16 @@ fn compile<T>(
                     jaq_core::load::Error::Io(e) => {
                         said.extend(e.into_iter().map(|(path, why)| format!("{path}: {why}")));
                     }
-                    jaq_core::load::Error::Lex(e) => said.extend(
-                        e.into_iter()
-                            .map(|(expect, at)| format!("expected {} {}", expect.as_str(), place(at))),
-                    ),
-                    jaq_core::load::Error::Parse(e) => said.extend(
-                        e.into_iter()
-                            .map(|(expect, at)| format!("expected {} {}", expect.as_str(), place(at))),
-                    ),
+                    jaq_core::load::Error::Lex(e) => {
+                        said.extend(e.into_iter().map(|(expect, at)| {
+                            format!("expected {} {}", expect.as_str(), place(at))
+                        }))
+                    }
+                    jaq_core::load::Error::Parse(e) => {
+                        said.extend(e.into_iter().map(|(expect, at)| {
+                            format!("expected {} {}", expect.as_str(), place(at))
+                        }))
+                    }
                 }
             }
             said.join("; ")
@@ -123,6 +125,10 @@ mod tests {
     #[test]
     fn a_bad_expression_says_why() {
         assert!(parse(".items[").unwrap_err().contains("expected"));
-        assert!(parse("nosuchfilter").unwrap_err().contains("undefined filter"));
+        assert!(
+            parse("nosuchfilter")
+                .unwrap_err()
+                .contains("undefined filter")
+        );
     }
 }

@@ -6,8 +6,8 @@
 
 mod browser;
 mod client;
-mod complete;
 mod commands;
+mod complete;
 mod config;
 mod confirm;
 mod credstore;

@@ -350,8 +350,11 @@ async fn branch_review_checks_diff_and_merge_from_a_clone() {
     );
     assert_eq!(cleared["title"], Value::Null);
     assert_eq!(
-        w.ok(home, &[&["branch", "delete", "topic", "--yes"][..], &r].concat())
-            .trim(),
+        w.ok(
+            home,
+            &[&["branch", "delete", "topic", "--yes"][..], &r].concat()
+        )
+        .trim(),
         "Deleted branch topic"
     );
     let list = w.json(home, &[&["branch", "list"][..], &r].concat());

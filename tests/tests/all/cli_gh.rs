@@ -80,24 +80,37 @@ fn stderr(out: &Output) -> String {
 #[tokio::test]
 async fn jq_filters_what_json_would_print_and_api_answers() {
     let w = World::new().await;
-    w.api(reqwest::Method::POST, "/v1/monorepos", json!({"name": "second"}))
-        .await;
+    w.api(
+        reqwest::Method::POST,
+        "/v1/monorepos",
+        json!({"name": "second"}),
+    )
+    .await;
 
     // Strings print bare, one a line; anything else as compact JSON.
     let names = w.ok(&["monorepo", "list", "--jq", ".items[].full_name"]);
     let mut names: Vec<&str> = names.lines().collect();
     names.sort_unstable();
     assert_eq!(names, ["ann/mono", "ann/second"]);
-    let repo = w.ok(&[
-        "repo", "view", "-R", "ann/mono/app", "--jq", "{name, path}",
-    ]);
+    let repo = w.ok(&["repo", "view", "-R", "ann/mono/app", "--jq", "{name, path}"]);
     assert_eq!(repo, "{\"name\":\"app\",\"path\":\"app\"}\n");
     // --jq implies --json, on commands that look at --json themselves too.
-    let branch = w.ok(&["branch", "view", "topic", "-R", "ann/mono/app", "--jq", ".name"]);
+    let branch = w.ok(&[
+        "branch",
+        "view",
+        "topic",
+        "-R",
+        "ann/mono/app",
+        "--jq",
+        ".name",
+    ]);
     assert_eq!(branch, "topic\n");
 
     // svc api: the answer filtered, paginated or not.
-    assert_eq!(w.ok(&["api", "monorepos", "--jq", ".items | length"]), "2\n");
+    assert_eq!(
+        w.ok(&["api", "monorepos", "--jq", ".items | length"]),
+        "2\n"
+    );
     assert_eq!(w.ok(&["api", "user", "--jq", ".login"]), "ann\n");
     let paged = w.ok(&[
         "api",
@@ -109,7 +122,10 @@ async fn jq_filters_what_json_would_print_and_api_answers() {
     assert_eq!(paged, "topic\n");
 
     // A bad expression is a usage error (exit 2) with jaq's complaint; nothing is asked.
-    for (expr, said) in [(".items[", "expected"), ("nosuchfilter", "undefined filter")] {
+    for (expr, said) in [
+        (".items[", "expected"),
+        ("nosuchfilter", "undefined filter"),
+    ] {
         let out = w.run(&["monorepo", "list", "--jq", expr]);
         assert_eq!(out.status.code(), Some(2), "{}", all_output(&out));
         assert!(stderr(&out).contains(said), "{expr}: {}", stderr(&out));
@@ -129,13 +145,22 @@ async fn web_opens_the_page_or_prints_its_address() {
     // The sealed machine has no display: every --web prints the page's address.
     for (args, page) in [
         (vec!["monorepo", "view", "ann/mono"], "/ann/mono".to_owned()),
-        (vec!["repo", "view", "-R", "ann/mono/app"], "/ann/mono/-/app".to_owned()),
-        (vec!["repo", "view", "ann/mono", "app"], "/ann/mono/-/app".to_owned()),
+        (
+            vec!["repo", "view", "-R", "ann/mono/app"],
+            "/ann/mono/-/app".to_owned(),
+        ),
+        (
+            vec!["repo", "view", "ann/mono", "app"],
+            "/ann/mono/-/app".to_owned(),
+        ),
         (
             vec!["branch", "view", "topic", "-R", "ann/mono/app"],
             "/ann/mono/-/app/branches/topic".to_owned(),
         ),
-        (vec!["issue", "view", "1", "-R", "ann/mono"], "/ann/mono/-/issues/1".to_owned()),
+        (
+            vec!["issue", "view", "1", "-R", "ann/mono"],
+            "/ann/mono/-/issues/1".to_owned(),
+        ),
     ] {
         let args: Vec<&str> = args.into_iter().chain(["--web"]).collect();
         let out = w.ok(&args);
@@ -163,12 +188,24 @@ async fn status_is_the_overview_and_checks_post_posts() {
     let head = head.trim();
     // checks post, the new spelling: a failing check on topic's head.
     let posted = w.ok(&[
-        "checks", "post", head, "ci/test", "failure", "-R", "ann/mono/app",
+        "checks",
+        "post",
+        head,
+        "ci/test",
+        "failure",
+        "-R",
+        "ann/mono/app",
     ]);
     assert!(posted.contains("Posted ci/test failure"), "{posted}");
     // The old spelling still works, with a note on stderr.
     let out = w.run(&[
-        "status", "post", head, "ci/lint", "success", "-R", "ann/mono/app",
+        "status",
+        "post",
+        head,
+        "ci/lint",
+        "success",
+        "-R",
+        "ann/mono/app",
     ]);
     assert!(out.status.success(), "{}", all_output(&out));
     assert!(stderr(&out).contains("svc checks post"), "{}", stderr(&out));
@@ -212,7 +249,10 @@ async fn status_is_the_overview_and_checks_post_posts() {
         .iter()
         .map(|e| e["kind"].as_str().unwrap())
         .collect();
-    assert!(kinds.contains(&"push") && kinds.contains(&"status"), "{kinds:?}");
+    assert!(
+        kinds.contains(&"push") && kinds.contains(&"status"),
+        "{kinds:?}"
+    );
 
     let text = w.ok(&["status"]);
     for said in [
@@ -256,8 +296,12 @@ async fn deletes_ask_and_need_yes_without_a_terminal() {
     w.ok(&["branch", "delete", "topic", "-R", "ann/mono/app", "-y"]);
 
     // A monorepo: --yes stands for the typed confirmation; a wrong --confirm still fails.
-    w.api(reqwest::Method::POST, "/v1/monorepos", json!({"name": "gone"}))
-        .await;
+    w.api(
+        reqwest::Method::POST,
+        "/v1/monorepos",
+        json!({"name": "gone"}),
+    )
+    .await;
     let out = w.run(&["monorepo", "delete", "ann/gone"]);
     assert_eq!(out.status.code(), Some(1), "{}", all_output(&out));
     assert!(stderr(&out).contains("--yes"), "{}", stderr(&out));
@@ -265,7 +309,10 @@ async fn deletes_ask_and_need_yes_without_a_terminal() {
     assert_eq!(out.status.code(), Some(1), "{}", all_output(&out));
     w.ok(&["monorepo", "view", "ann/gone"]);
     w.ok(&["monorepo", "delete", "ann/gone", "--yes"]);
-    assert_eq!(w.run(&["monorepo", "view", "ann/gone"]).status.code(), Some(1));
+    assert_eq!(
+        w.run(&["monorepo", "view", "ann/gone"]).status.code(),
+        Some(1)
+    );
 }
 
 #[tokio::test]
@@ -285,12 +332,27 @@ async fn clone_by_name_r_everywhere_and_limit_pages_through() {
     assert!(out.status.success(), "{}", all_output(&out));
     assert_eq!(serde_json::from_slice::<Value>(&out.stdout).unwrap(), by_r);
     let edited = w.json(&[
-        "repo", "edit", "-R", "ann/mono/app", "--releases-public", "true",
+        "repo",
+        "edit",
+        "-R",
+        "ann/mono/app",
+        "--releases-public",
+        "true",
     ]);
     assert_eq!(edited["releases_public"], true);
-    let edited = w.json(&["repo", "edit", "ann/mono", "app", "--releases-public", "false"]);
+    let edited = w.json(&[
+        "repo",
+        "edit",
+        "ann/mono",
+        "app",
+        "--releases-public",
+        "false",
+    ]);
     assert_eq!(edited["releases_public"], false);
-    assert_eq!(w.json(&["repo", "view", "-R", "ann/mono/app"])["name"], "app");
+    assert_eq!(
+        w.json(&["repo", "view", "-R", "ann/mono/app"])["name"],
+        "app"
+    );
 
     // -L above the server's page of 100 pages through.
     for n in 0..105 {
@@ -347,7 +409,14 @@ async fn branch_checkout_switches_or_opens_a_worktree() {
     w.c.git.ok(&w.c.work, &["checkout", "-q", "-b", "later"]);
     w.c.git.commit(&w.c.work, "later", &[("l.txt", b"l\n")]);
     w.c.git.ok(&w.c.work, &["push", "-q", "origin", "later"]);
-    let out = w.run(&["branch", "checkout", "later", "-R", "ann/mono/app", "--json"]);
+    let out = w.run(&[
+        "branch",
+        "checkout",
+        "later",
+        "-R",
+        "ann/mono/app",
+        "--json",
+    ]);
     assert!(out.status.success(), "{}", all_output(&out));
     let said: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(said["created"], true);
@@ -371,16 +440,15 @@ async fn branch_checkout_switches_or_opens_a_worktree() {
 async fn completions_know_the_servers_names() {
     let w = World::new().await;
     let complete = |line: &[&str]| -> Vec<String> {
-        let out = w
-            .m
-            .svc(&[])
-            .args(["--", "svc"])
-            .args(line)
-            .env("COMPLETE", "fish")
-            .env("SVC_TOKEN", &w.c.token)
-            .env("SVC_SERVER", &w.c.app.base)
-            .output()
-            .unwrap();
+        let out =
+            w.m.svc(&[])
+                .args(["--", "svc"])
+                .args(line)
+                .env("COMPLETE", "fish")
+                .env("SVC_TOKEN", &w.c.token)
+                .env("SVC_SERVER", &w.c.app.base)
+                .output()
+                .unwrap();
         assert!(out.status.success(), "{}", all_output(&out));
         // The names, without the options offered beside them.
         String::from_utf8_lossy(&out.stdout)
@@ -392,12 +460,18 @@ async fn completions_know_the_servers_names() {
     assert_eq!(complete(&["monorepo", "view", ""]), ["ann/mono"]);
     assert_eq!(complete(&["clone", "ann/m"]), ["ann/mono"]);
     assert_eq!(complete(&["branch", "list", "-R", ""]), ["ann/mono/"]);
-    assert_eq!(complete(&["branch", "list", "-R", "ann/mono/"]), ["ann/mono/app"]);
+    assert_eq!(
+        complete(&["branch", "list", "-R", "ann/mono/"]),
+        ["ann/mono/app"]
+    );
     assert_eq!(complete(&["issue", "list", "-R", "a"]), ["ann/mono"]);
     let mut branches = complete(&["branch", "view", "-R", "ann/mono/app", ""]);
     branches.sort_unstable();
     assert_eq!(branches, ["main", "topic"]);
-    assert_eq!(complete(&["branch", "delete", "-R", "ann/mono/app", "to"]), ["topic"]);
+    assert_eq!(
+        complete(&["branch", "delete", "-R", "ann/mono/app", "to"]),
+        ["topic"]
+    );
     // Subcommands still complete without the server.
     assert!(complete(&["bra"]).contains(&"branch".to_owned()));
 
@@ -409,7 +483,11 @@ async fn completions_know_the_servers_names() {
             .unwrap();
         assert!(out.status.success());
         let script = String::from_utf8_lossy(&out.stdout);
-        assert!(script.contains(&format!("COMPLETE=\"{shell}\"")) || script.contains(&format!("COMPLETE={shell}")), "{shell}: {script}");
+        assert!(
+            script.contains(&format!("COMPLETE=\"{shell}\""))
+                || script.contains(&format!("COMPLETE={shell}")),
+            "{shell}: {script}"
+        );
     }
 }
 
@@ -419,14 +497,13 @@ async fn a_second_login_says_who_and_asks_first() {
     let login = |extra: &[&str]| {
         let mut args = vec!["login", "--server", &w.c.app.base, "--with-token"];
         args.extend_from_slice(extra);
-        let mut child = w
-            .m
-            .svc(&args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+        let mut child =
+            w.m.svc(&args)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
         use std::io::Write;
         child
             .stdin

@@ -58,7 +58,12 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
     )?;
     let local = git(
         &dir,
-        &["rev-parse", "--verify", "--quiet", &format!("refs/heads/{name}")],
+        &[
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            &format!("refs/heads/{name}"),
+        ],
     )
     .is_ok();
     if local {
@@ -105,16 +110,19 @@ fn checkout(target: &Target) -> Result<(PathBuf, PathBuf)> {
     let root = clones
         .clones
         .iter()
-        .filter(|(_, c)| c.server == target.session.server && c.monorepo.eq_ignore_ascii_case(&full))
+        .filter(|(_, c)| {
+            c.server == target.session.server && c.monorepo.eq_ignore_ascii_case(&full)
+        })
         .max_by_key(|(path, _)| (here.starts_with(Path::new(path.as_str())), path.len()))
         .map(|(path, _)| PathBuf::from(path))
         .ok_or_else(|| {
             CommandError::user(format!("{full} is not cloned on this machine"))
                 .hint(format!("run svc clone {full}, then this again"))
         })?;
-    let repos: RepoList = target
-        .session
-        .get(&format!("/v1/monorepos/{}/{}/repos", target.owner, target.monorepo))?;
+    let repos: RepoList = target.session.get(&format!(
+        "/v1/monorepos/{}/{}/repos",
+        target.owner, target.monorepo
+    ))?;
     let repo = repos
         .items
         .into_iter()

@@ -35,7 +35,11 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
     let path = format!("{}/issues/{}", target.path(), args.number);
     let issue: Issue = target.session.get(&path)?;
     if args.web {
-        let page = format!("{}/-/issues/{}", browser::monorepo_of(&target), issue.row.number);
+        let page = format!(
+            "{}/-/issues/{}",
+            browser::monorepo_of(&target),
+            issue.row.number
+        );
         return browser::show(global, &page);
     }
     let timeline: Timeline = target

@@ -4,9 +4,9 @@ use std::io::{BufRead, Write};
 
 use reqwest::Method;
 
-use crate::confirm;
 use crate::client::{Session, split_full_name};
 use crate::commands::Global;
+use crate::confirm;
 use crate::error::{CommandError, Result};
 use crate::terminal::{errln, outln};
 

@@ -24,7 +24,10 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
     let session = Session::open(global.server.as_deref())?;
     let monorepo: Monorepo = session.get(&format!("/v1/monorepos/{owner}/{name}"))?;
     if args.web {
-        return browser::show(global, &browser::monorepo_page(&session.server, owner, name));
+        return browser::show(
+            global,
+            &browser::monorepo_page(&session.server, owner, name),
+        );
     }
     let repos: RepoList = session.get(&format!("/v1/monorepos/{owner}/{name}/repos"))?;
     let value = serde_json::json!({"monorepo": monorepo, "repos": repos.items});

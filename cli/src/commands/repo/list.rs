@@ -21,7 +21,10 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
     let target = target::monorepo(
         global,
         &MonorepoArgs {
-            monorepo: args.named.clone().or_else(|| args.monorepo.monorepo.clone()),
+            monorepo: args
+                .named
+                .clone()
+                .or_else(|| args.monorepo.monorepo.clone()),
         },
     )?;
     let list: RepoList = target.session.get(&format!("{}/repos", target.path()))?;
