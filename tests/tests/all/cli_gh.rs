@@ -59,6 +59,39 @@ impl World {
         serde_json::from_str(&self.ok(&args)).unwrap()
     }
 
+    /// `svc args` on a terminal (script(1) gives it one) with `input` typed in; stdout and
+    /// stderr come together, as on a terminal.
+    fn on_terminal(&self, args: &[&str], input: &str) -> Output {
+        use std::io::Write;
+        let line: Vec<String> = std::iter::once(workspace_bin("svc").display().to_string())
+            .chain(args.iter().map(|a| format!("'{a}'")))
+            .collect();
+        let mut cmd = std::process::Command::new("script");
+        cmd.env_clear();
+        for (key, value) in self.m.svc(&[]).get_envs() {
+            if let Some(value) = value {
+                cmd.env(key, value);
+            }
+        }
+        let mut child = cmd
+            .current_dir(self.m.home.path())
+            .env("SVC_TOKEN", &self.c.token)
+            .env("SVC_SERVER", &self.c.app.base)
+            .args(["-qec", &line.join(" "), "/dev/null"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
+        child.wait_with_output().unwrap()
+    }
+
     async fn api(&self, method: reqwest::Method, path: &str, body: Value) -> Value {
         let r = self
             .c
@@ -286,6 +319,19 @@ async fn deletes_ask_and_need_yes_without_a_terminal() {
     assert_eq!(out.status.code(), Some(1), "{}", all_output(&out));
     assert!(stderr(&out).contains("--yes"), "{}", stderr(&out));
     assert!(labels(&w).contains(&"triage".to_owned()));
+    // On a terminal it asks: no (or Enter) keeps it, y deletes it.
+    let out = w.on_terminal(&["label", "delete", "triage", "-R", "ann/mono"], "n\n");
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.contains("Delete the label triage of ann/mono? [y/N]"),
+        "{said}"
+    );
+    assert!(said.contains("was not deleted"), "{said}");
+    assert!(labels(&w).contains(&"triage".to_owned()));
+    let out = w.on_terminal(&["label", "delete", "triage", "-R", "ann/mono"], "y\n");
+    assert!(out.status.success(), "{}", all_output(&out));
+    assert!(!labels(&w).contains(&"triage".to_owned()));
+    w.ok(&["label", "create", "triage", "-R", "ann/mono"]);
     w.ok(&["label", "delete", "triage", "-R", "ann/mono", "--yes"]);
     assert!(!labels(&w).contains(&"triage".to_owned()));
 
@@ -523,6 +569,19 @@ async fn a_second_login_says_who_and_asks_first() {
         "{said}"
     );
     assert!(said.contains("--force"), "{said}");
+    // On a terminal it asks; no keeps the sign-in, yes goes on (reading the token next).
+    let base = w.c.app.base.clone();
+    let args = ["login", "--server", &base, "--with-token"];
+    let out = w.on_terminal(&args, "n\n");
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains(&format!("You are signed in to {base} as ann")), "{said}");
+    assert!(said.contains("Sign in again and replace it? [y/N]"), "{said}");
+    assert!(said.contains("nothing changed"), "{said}");
+    assert_ne!(out.status.code(), Some(0));
+    let out = w.on_terminal(&args, &format!("y\n{}\n", w.c.token));
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{said}");
+    assert!(said.contains("Logged in"), "{said}");
     let out = login(&["--force"]);
     assert!(out.status.success(), "{}", all_output(&out));
     assert!(String::from_utf8_lossy(&out.stdout).contains("Logged in"));
