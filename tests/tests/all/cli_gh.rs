@@ -20,15 +20,34 @@ struct World {
 
 impl World {
     async fn new() -> World {
-        let c = Cloned::new("mono", "app").await;
-        c.git.commit(&c.work, "first", &[("a.txt", b"a\n")]);
-        c.git.ok(&c.work, &["push", "-q", "origin", "main"]);
-        c.git.ok(&c.work, &["checkout", "-q", "-b", "topic"]);
-        c.git.commit(&c.work, "topic work", &[("t.txt", b"t\n")]);
-        c.git.ok(&c.work, &["push", "-q", "origin", "topic"]);
-        c.git.ok(&c.work, &["checkout", "-q", "main"]);
+        World::of(json!({"email": "ann@example.com", "login": "ann"})).await
+    }
+
+    /// The same world, ann being `person` (a bootstrap body).
+    async fn of(person: Value) -> World {
+        let app = svc_tests::TestApp::start().await;
+        let token = app.bootstrap(person).await.credential.token;
+        app.monorepo(&token, json!({"name": "mono"})).await;
+        let url = app.repo(&token, "ann/mono", "app").await["clone_url"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let git = svc_tests::git::Git::new(&token);
+        git.ok(git.home.path(), &["clone", "-q", &url, "work"]);
+        let work = git.path("work");
+        git.commit(&work, "first", &[("a.txt", b"a\n")]);
+        git.ok(&work, &["push", "-q", "origin", "main"]);
+        git.ok(&work, &["checkout", "-q", "-b", "topic"]);
+        git.commit(&work, "topic work", &[("t.txt", b"t\n")]);
+        git.ok(&work, &["push", "-q", "origin", "topic"]);
+        git.ok(&work, &["checkout", "-q", "main"]);
         World {
-            c,
+            c: Cloned {
+                app,
+                token,
+                git,
+                work,
+            },
             m: Machine::new(),
         }
     }
@@ -172,9 +191,23 @@ async fn jq_filters_what_json_would_print_and_api_answers() {
 
 #[tokio::test]
 async fn web_opens_the_page_or_prints_its_address() {
-    let w = World::new().await;
+    const PASSWORD: &str = "correct horse battery staple";
+    let w =
+        World::of(json!({"email": "ann@example.com", "login": "ann", "password": PASSWORD})).await;
+    let cookie = w.c.app.sign_in("ann", PASSWORD).await;
     let base = &w.c.app.base;
     w.ok(&["issue", "create", "-R", "ann/mono", "-t", "A bug"]);
+    w.ok(&["release", "create", "v1.0", "-R", "ann/mono/app"]);
+    std::fs::write(w.m.home.path().join("design.md"), "# Design\n").unwrap();
+    w.ok(&[
+        "artifact",
+        "add",
+        "design.md",
+        "-R",
+        "ann/mono/app",
+        "-b",
+        "topic",
+    ]);
     // The sealed machine has no display: every --web prints the page's address.
     for (args, page) in [
         (vec!["monorepo", "view", "ann/mono"], "/ann/mono".to_owned()),
@@ -194,6 +227,23 @@ async fn web_opens_the_page_or_prints_its_address() {
             vec!["issue", "view", "1", "-R", "ann/mono"],
             "/ann/mono/-/issues/1".to_owned(),
         ),
+        // A release has no page of its own: the repo's releases page lists it.
+        (
+            vec!["release", "view", "v1.0", "-R", "ann/mono/app"],
+            "/ann/mono/-/app/releases".to_owned(),
+        ),
+        (
+            vec![
+                "artifact",
+                "view",
+                "design.md",
+                "-R",
+                "ann/mono/app",
+                "-b",
+                "topic",
+            ],
+            "/ann/mono/-/app/branches/topic/artifacts/design.md".to_owned(),
+        ),
     ] {
         let args: Vec<&str> = args.into_iter().chain(["--web"]).collect();
         let out = w.ok(&args);
@@ -201,13 +251,9 @@ async fn web_opens_the_page_or_prints_its_address() {
         let shown = w.json(&args);
         assert_eq!(shown["url"], format!("{base}{page}"));
         assert_eq!(shown["opened"], false);
-        // The address is a page of the server's (signed out: sent to sign in, never 404).
-        let r = svc_tests::client()
-            .get(format!("{base}{page}"))
-            .send()
-            .await
-            .unwrap();
-        assert_ne!(r.status(), reqwest::StatusCode::NOT_FOUND, "{page}");
+        // The address is the page of that thing on the server.
+        let r = w.c.app.get_page(Some(&cookie), page.as_str()).await;
+        assert_eq!(r.status(), reqwest::StatusCode::OK, "{page}");
     }
     // A thing that is not there is still an error, not a page.
     let out = w.run(&["issue", "view", "9", "-R", "ann/mono", "--web"]);
@@ -574,8 +620,14 @@ async fn a_second_login_says_who_and_asks_first() {
     let args = ["login", "--server", &base, "--with-token"];
     let out = w.on_terminal(&args, "n\n");
     let said = String::from_utf8_lossy(&out.stdout);
-    assert!(said.contains(&format!("You are signed in to {base} as ann")), "{said}");
-    assert!(said.contains("Sign in again and replace it? [y/N]"), "{said}");
+    assert!(
+        said.contains(&format!("You are signed in to {base} as ann")),
+        "{said}"
+    );
+    assert!(
+        said.contains("Sign in again and replace it? [y/N]"),
+        "{said}"
+    );
     assert!(said.contains("nothing changed"), "{said}");
     assert_ne!(out.status.code(), Some(0));
     let out = w.on_terminal(&args, &format!("y\n{}\n", w.c.token));
