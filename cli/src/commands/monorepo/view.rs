@@ -26,7 +26,7 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
     if args.web {
         return browser::show(
             global,
-            &browser::monorepo_page(&session.server, owner, name),
+            &browser::monorepo_page(&session.server, &monorepo.owner, &monorepo.name),
         );
     }
     let repos: RepoList = session.get(&format!("/v1/monorepos/{owner}/{name}/repos"))?;
