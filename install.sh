@@ -18,6 +18,8 @@ built="${CARGO_TARGET_DIR:-target}/release"
 mkdir -p "$bin"
 install -m755 "$built/svc-server" "$built/svc" "$bin/"
 
+# Completions in each shell's usual user folder: the scripts call svc back as you press
+# Tab, so monorepos, repos (-R) and branches complete from your server.
 data_home="${XDG_DATA_HOME:-$HOME/.local/share}"
 install -Dm644 completions/svc.bash "$data_home/bash-completion/completions/svc"
 install -Dm644 completions/_svc "$data_home/zsh/site-functions/_svc"
@@ -32,7 +34,7 @@ case ":$PATH:" in
     done ;;
   *) echo "$bin is not on PATH: run  export PATH=\"$bin:\$PATH\"  (and add that line to your shell's profile)." ;;
 esac
-echo "zsh: add $data_home/zsh/site-functions to your fpath for completions."
+echo "Completions for bash, zsh and fish are installed; zsh: add $data_home/zsh/site-functions to your fpath."
 cat <<TXT
 
 Start the server (SQLite in the platform data dir, http://127.0.0.1:8640), creating your

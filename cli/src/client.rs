@@ -13,6 +13,9 @@ use crate::config::{Hosts, config_dir};
 use crate::credstore;
 use crate::error::{CommandError, Result};
 
+/// The most items a list route answers on one page (its `limit` at most).
+pub const PAGE_MAX: u32 = 100;
+
 /// A server and (when signed in) the credential for it.
 pub struct Session {
     pub server: String,
@@ -166,6 +169,65 @@ impl Session {
 
     pub fn get<T: DeserializeOwned>(&self, path: &str) -> Result<T> {
         self.call(self.request(Method::GET, path)?)
+    }
+
+    /// A list of `{items, next_cursor, ...}` at `path` (which may carry a query), from
+    /// `cursor` on, with at most `limit` items. A limit above the server's page size
+    /// ([`PAGE_MAX`]) is asked for page by page, following `next_cursor`, and answered
+    /// as one page: every page's items, the first page's other fields, and the cursor
+    /// after the last item taken.
+    pub fn get_list<T: DeserializeOwned>(
+        &self,
+        path: &str,
+        limit: Option<u32>,
+        cursor: Option<&str>,
+    ) -> Result<T> {
+        let join = |limit: Option<u32>, cursor: Option<&str>| {
+            let mut query = url::form_urlencoded::Serializer::new(String::new());
+            if let Some(limit) = limit {
+                query.append_pair("limit", &limit.to_string());
+            }
+            if let Some(cursor) = cursor {
+                query.append_pair("cursor", cursor);
+            }
+            let query = query.finish();
+            match (query.is_empty(), path.contains('?')) {
+                (true, _) => path.to_owned(),
+                (false, true) => format!("{path}&{query}"),
+                (false, false) => format!("{path}?{query}"),
+            }
+        };
+        let Some(wanted) = limit.filter(|l| *l > PAGE_MAX) else {
+            return self.get(&join(limit, cursor));
+        };
+        let garbled = || {
+            CommandError::network(format!("{} answered a list badly", self.server))
+                .hint("is svc-server the same version as svc?")
+        };
+        let mut first: serde_json::Value = self.get(&join(Some(PAGE_MAX), cursor))?;
+        let mut taken = first["items"]
+            .as_array()
+            .map(Vec::len)
+            .ok_or_else(garbled)?;
+        let mut next = first["next_cursor"].as_str().map(str::to_owned);
+        while let Some(at) = next.clone()
+            && taken < wanted as usize
+        {
+            let room = u32::try_from(wanted as usize - taken).unwrap_or(PAGE_MAX);
+            let page: serde_json::Value = self.get(&join(Some(room.min(PAGE_MAX)), Some(&at)))?;
+            let items = page["items"].as_array().ok_or_else(garbled)?;
+            taken += items.len();
+            first["items"]
+                .as_array_mut()
+                .ok_or_else(garbled)?
+                .extend(items.iter().cloned());
+            next = page["next_cursor"].as_str().map(str::to_owned);
+            if items.is_empty() {
+                break;
+            }
+        }
+        first["next_cursor"] = next.map_or(serde_json::Value::Null, serde_json::Value::String);
+        serde_json::from_value(first).map_err(|e| garbled().because(&e))
     }
 
     pub fn unreachable(&self, e: &reqwest::Error) -> CommandError {

@@ -4,12 +4,16 @@
 // where `println!` panics (a closed pipe).
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+mod browser;
 mod client;
 mod commands;
+mod complete;
 mod config;
+mod confirm;
 mod credstore;
 mod editor;
 mod error;
+mod jq;
 mod mcp;
 mod meta_sync;
 mod table;
@@ -25,11 +29,14 @@ use crate::error::Kind;
 use crate::terminal::errln;
 
 fn main() -> ExitCode {
-    let cli = match commands::Cli::try_parse() {
+    complete::answer();
+    let mut cli = match commands::Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) => return usage_error(err),
     };
+    // Errors in JSON only when asked for; --jq asks for JSON data, to filter it.
     let json = cli.global.json;
+    cli.global.json |= cli.global.jq.is_some();
     match commands::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) if err.kind == Kind::ReaderLeft => ExitCode::SUCCESS,

@@ -14,7 +14,8 @@ use crate::error::{CommandError, Result};
 #[derive(Debug, Clone, clap::Args)]
 pub struct RepoArgs {
     /// <owner>/<monorepo>/<repo> (its name or its path), or <owner>/<repo> for a plain repo [default: the repo of the svc clone you are in]
-    #[arg(short = 'R', long = "repo", value_name = "OWNER/MONOREPO/REPO")]
+    #[arg(short = 'R', long = "repo", value_name = "OWNER/MONOREPO/REPO",
+          add = clap_complete::ArgValueCompleter::new(crate::complete::repos))]
     pub repo: Option<String>,
 }
 
@@ -22,7 +23,8 @@ pub struct RepoArgs {
 #[derive(Debug, Clone, clap::Args)]
 pub struct MonorepoArgs {
     /// <owner>/<monorepo> (a repo's full name works too) [default: the monorepo of the svc clone you are in]
-    #[arg(short = 'R', long = "repo", value_name = "OWNER/MONOREPO")]
+    #[arg(short = 'R', long = "repo", value_name = "OWNER/MONOREPO",
+          add = clap_complete::ArgValueCompleter::new(crate::complete::monorepos))]
     pub monorepo: Option<String>,
 }
 

@@ -19,8 +19,8 @@ use crate::terminal::{outln, write_out};
 /// PATH is /v1/..., v1/... or a path relative to /v1 (monorepos/you/web), with a query
 /// string if you like. Fields (-f, -F) make a JSON object body and the method POST
 /// unless -X names another; with GET or --input they go into the query string instead.
-/// The answer is printed as it came (pretty on a terminal). A refusal prints its body
-/// too and exits 1, or 70 when the server failed (5xx).
+/// The answer is printed as it came (pretty on a terminal), or filtered by --jq. A
+/// refusal prints its body too and exits 1, or 70 when the server failed (5xx).
 ///
 /// Examples:
 ///   svc api user
@@ -28,6 +28,7 @@ use crate::terminal::{outln, write_out};
 ///   svc api -X POST monorepos -f name=web
 ///   svc api -X PATCH user -F name=null
 ///   svc api -X POST monorepos/you/web/repos --input repo.json
+///   svc api monorepos --jq '.items[].full_name'
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
@@ -103,7 +104,7 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
             return Err(CommandError::user("--paginate follows GET routes only"));
         }
         let merged = paginate(&call, &path)?;
-        return print_json(&merged);
+        return print_json(global, &merged);
     }
     let response = call.send(&path)?;
     let json = response
@@ -115,8 +116,15 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
         .bytes()
         .map_err(|e| session.unreachable(&e))?
         .to_vec();
+    if let Some(expr) = &global.jq {
+        // The answer as it came, so its keys keep the server's order.
+        for line in crate::jq::lines(expr, &bytes)? {
+            outln!("{line}")?;
+        }
+        return Ok(());
+    }
     match serde_json::from_slice::<Value>(&bytes) {
-        Ok(value) if json && std::io::stdout().is_terminal() => print_json(&value),
+        Ok(value) if json && std::io::stdout().is_terminal() => print_json(global, &value),
         _ => {
             write_out(&bytes)?;
             if json && !bytes.ends_with(b"\n") {
@@ -293,8 +301,12 @@ fn paginate(call: &Call<'_>, path: &str) -> Result<Value> {
     Ok(Value::Object(merged))
 }
 
-/// JSON for people on a terminal (indented), compact for programs.
-fn print_json(value: &Value) -> Result<()> {
+/// JSON for people on a terminal (indented), compact for programs; with `--jq`, the
+/// filter's results.
+fn print_json(global: &Global, value: &Value) -> Result<()> {
+    if global.jq.is_some() {
+        return crate::commands::print_json(global, value);
+    }
     let text = if std::io::stdout().is_terminal() {
         serde_json::to_string_pretty(value)
     } else {

@@ -1,4 +1,6 @@
-//! `svc checks`, and the checks summary other commands show.
+//! `svc checks`, `svc checks post`, and the checks summary other commands show.
+
+pub mod post;
 
 use svc_protocol::branch::{Checks, ChecksState, StatusState};
 
@@ -7,12 +9,16 @@ use crate::error::{CommandError, Result};
 use crate::target::{self, RepoArgs};
 use crate::workdir;
 
-/// Show a commit's checks; exits 1 unless they pass the merge gate
+/// Show a commit's checks (exits 1 unless they pass the merge gate), or post one
 ///
 /// Exit status: 0 when the checks are success, 1 when they are pending, failing, missing
 /// or unknown (so scripts can gate on it), 3 when the server cannot be reached.
+/// svc checks post <COMMIT> <CONTEXT> <STATE> posts a status, the checks of CI.
 #[derive(Debug, clap::Args)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct Args {
+    #[command(subcommand)]
+    pub command: Option<Command>,
     #[command(flatten)]
     pub repo: RepoArgs,
     /// The commit: a full sha, or what git resolves here (HEAD, a branch, a short sha)
@@ -20,7 +26,15 @@ pub struct Args {
     pub commit: String,
 }
 
+#[derive(Debug, clap::Subcommand)]
+pub enum Command {
+    Post(post::Args),
+}
+
 pub fn run(global: &Global, args: &Args) -> Result<()> {
+    if let Some(Command::Post(post)) = &args.command {
+        return post::run(global, post);
+    }
     let target = target::resolve(global, &args.repo)?;
     let sha = workdir::commit_sha(&args.commit)?;
     let checks: Checks = target

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use svc_protocol::monorepo::{Monorepo, MonorepoKind, Repo, RepoList};
+use svc_protocol::user::User;
 
 use super::Global;
 use super::auth::setup_git;
@@ -16,7 +17,8 @@ use crate::terminal::outln;
 /// Clone a monorepo: each repo's main at its path, the meta layer's files in .svc/
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// <owner>/<monorepo>
+    /// <owner>/<monorepo>, or just <monorepo> for one of your own
+    #[arg(add = clap_complete::ArgValueCompleter::new(crate::complete::monorepos))]
     pub monorepo: String,
     /// Where to put it [default: the monorepo's name]
     pub dir: Option<PathBuf>,
@@ -37,8 +39,15 @@ impl Drop for Staging {
 }
 
 pub fn run(global: &Global, args: &Args) -> Result<()> {
-    let (owner, name) = split_full_name(&args.monorepo)?;
     let session = Session::open(global.server.as_deref())?;
+    let full = match args.monorepo.contains('/') {
+        true => args.monorepo.clone(),
+        false => {
+            let me: User = session.get("/v1/user")?;
+            format!("{}/{}", me.login, args.monorepo)
+        }
+    };
+    let (owner, name) = split_full_name(&full)?;
     let m = format!("/v1/monorepos/{owner}/{name}");
     let monorepo: Monorepo = session.get(&m)?;
     let repos: RepoList = session.get(&format!("{m}/repos"))?;

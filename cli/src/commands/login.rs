@@ -20,8 +20,14 @@ use crate::terminal::{errln, outln};
 ///
 /// On a machine without a browser, make a credential elsewhere (svc credential create)
 /// and pipe its token in: svc login --server URL --with-token < token.txt
+///
+/// Already signed in to that server? svc says as whom and asks before replacing that
+/// sign-in; where it cannot ask (no terminal), --force replaces it.
 #[derive(Debug, clap::Args)]
 pub struct Args {
+    /// Replace this server's sign-in without asking
+    #[arg(long)]
+    pub force: bool,
     /// Don't open a browser; just print the URL and code
     #[arg(long)]
     pub no_browser: bool,
@@ -39,6 +45,9 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
         Some(s) => normalize_server(s)?,
         None => return Err(CommandError::user("which server?").hint("run svc login --server URL")),
     };
+    if !args.force {
+        keep_or_replace(&server)?;
+    }
     if args.with_token {
         return with_token(&server);
     }
@@ -132,6 +141,25 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
             store: String::new(),
         },
     )
+}
+
+/// A second login to a server: says who is signed in there and asks before going on;
+/// without a terminal to ask on, it refuses (`--force` replaces).
+fn keep_or_replace(server: &str) -> Result<()> {
+    let hosts = Hosts::load(&config_dir()?)?;
+    let Some(host) = hosts.servers.get(server) else {
+        return Ok(());
+    };
+    let who = format!("signed in to {server} as {}", host.login);
+    if !crate::confirm::can_ask() {
+        return Err(CommandError::user(format!("already {who}"))
+            .hint("pass --force to replace that sign-in, or svc logout first"));
+    }
+    errln!("You are {who}.");
+    if crate::confirm::ask("Sign in again and replace it?")? {
+        return Ok(());
+    }
+    Err(CommandError::user(format!("still {who}; nothing changed")))
 }
 
 /// `--with-token`: the first line of standard input, checked against the server (as

@@ -55,6 +55,10 @@ pub struct Global {
     /// Print data as JSON, and errors as JSON on stderr
     #[arg(long, global = true)]
     pub json: bool,
+    /// Filter the JSON through a jq expression (implies --json); each result on a line,
+    /// strings as their bare text, like `gh --jq`
+    #[arg(long, global = true, value_name = "EXPR", value_parser = crate::jq::parse)]
+    pub jq: Option<crate::jq::Expr>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -82,8 +86,7 @@ pub enum Command {
     #[command(subcommand)]
     Branch(branch::Command),
     Review(review::Args),
-    #[command(subcommand)]
-    Status(status::Command),
+    Status(status::Args),
     Checks(checks::Args),
     #[command(subcommand)]
     Artifact(artifact::Command),
@@ -125,7 +128,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Clone(args) => clone::run(g, &args),
         Command::Branch(cmd) => branch::run(g, cmd),
         Command::Review(args) => review::run(g, &args),
-        Command::Status(cmd) => status::run(g, cmd),
+        Command::Status(args) => status::run(g, &args),
         Command::Checks(args) => checks::run(g, &args),
         Command::Artifact(cmd) => artifact::run(g, cmd),
         Command::Release(cmd) => release::run(g, cmd),
@@ -149,7 +152,7 @@ pub fn print<T: Serialize>(
     human: impl FnOnce() -> String,
 ) -> Result<()> {
     if global.json {
-        return print_json(value);
+        return print_json(global, value);
     }
     let text = human();
     if !text.is_empty() {
@@ -192,7 +195,7 @@ pub fn print_list<T: Serialize>(
     human: impl FnOnce() -> Listing,
 ) -> Result<()> {
     if global.json {
-        return print_json(value);
+        return print_json(global, value);
     }
     let listing = human();
     if let Some(table) = listing.table {
@@ -204,8 +207,18 @@ pub fn print_list<T: Serialize>(
     Ok(())
 }
 
-fn print_json<T: Serialize>(value: &T) -> Result<()> {
-    let text = serde_json::to_string_pretty(value)
-        .map_err(|e| CommandError::internal("cannot encode the answer as JSON").because(&e))?;
+/// The JSON of `value`, indented; or, with `--jq`, the filter's results.
+pub fn print_json<T: Serialize>(global: &Global, value: &T) -> Result<()> {
+    let cannot = |e: serde_json::Error| {
+        CommandError::internal("cannot encode the answer as JSON").because(&e)
+    };
+    if let Some(expr) = &global.jq {
+        let json = serde_json::to_vec(value).map_err(cannot)?;
+        for line in crate::jq::lines(expr, &json)? {
+            outln!("{line}")?;
+        }
+        return Ok(());
+    }
+    let text = serde_json::to_string_pretty(value).map_err(cannot)?;
     outln!("{text}")
 }

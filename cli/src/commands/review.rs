@@ -20,6 +20,7 @@ pub struct Args {
     #[command(flatten)]
     pub repo: RepoArgs,
     /// The branch [default: the one checked out here]
+    #[arg(add = clap_complete::ArgValueCompleter::new(crate::complete::branches))]
     pub branch: Option<String>,
     /// Approve it
     #[arg(long)]

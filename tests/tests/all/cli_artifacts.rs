@@ -115,6 +115,6 @@ async fn artifacts_from_the_command_line() {
         "{view}"
     );
 
-    svc(&["artifact", "delete", "design.md"]);
+    svc(&["artifact", "delete", "design.md", "--yes"]);
     assert_eq!(json(&["artifact", "list"])["items"], serde_json::json!([]));
 }

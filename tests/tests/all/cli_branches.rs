@@ -223,7 +223,7 @@ async fn branch_review_checks_diff_and_merge_from_a_clone() {
     let posted = w.ok(
         &web,
         &[
-            "status",
+            "checks",
             "post",
             "HEAD",
             "ci/test",
@@ -301,7 +301,7 @@ async fn branch_review_checks_diff_and_merge_from_a_clone() {
     );
 
     // A green status makes `svc checks` succeed.
-    w.ok(&web, &["status", "post", &head, "ci/test", "success"]);
+    w.ok(&web, &["checks", "post", &head, "ci/test", "success"]);
     let out = w.run(&web, &["checks", &head]);
     assert!(out.status.success(), "{}", all_output(&out));
 
@@ -350,8 +350,11 @@ async fn branch_review_checks_diff_and_merge_from_a_clone() {
     );
     assert_eq!(cleared["title"], Value::Null);
     assert_eq!(
-        w.ok(home, &[&["branch", "delete", "topic"][..], &r].concat())
-            .trim(),
+        w.ok(
+            home,
+            &[&["branch", "delete", "topic", "--yes"][..], &r].concat()
+        )
+        .trim(),
         "Deleted branch topic"
     );
     let list = w.json(home, &[&["branch", "list"][..], &r].concat());

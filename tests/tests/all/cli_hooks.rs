@@ -67,6 +67,6 @@ async fn hooks_from_the_command_line() {
     let got = rx.wait_for(3, Duration::from_secs(10)).await;
     assert!(got.iter().all(|g| g.delivery == delivery));
 
-    svc(&["hook", "delete", &id]);
+    svc(&["hook", "delete", &id, "--yes"]);
     assert_eq!(json(&["hook", "list"])["items"], serde_json::json!([]));
 }

@@ -151,7 +151,7 @@ async fn issues_from_the_command_line() {
         &["--rename", "asked"],
     ]
     .concat());
-    ann.ok(&[&["label", "delete", "bug"], &r[..]].concat());
+    ann.ok(&[&["label", "delete", "bug", "--yes"], &r[..]].concat());
     let labels = ann.json(&[&["label", "list"], &r[..]].concat());
     let names: Vec<&str> = labels["items"]
         .as_array()

@@ -26,6 +26,7 @@ mod cli_agents;
 mod cli_artifacts;
 mod cli_branches;
 mod cli_ci;
+mod cli_gh;
 mod cli_hooks;
 mod cli_issues;
 mod cli_orgs;

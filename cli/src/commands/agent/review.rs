@@ -18,6 +18,7 @@ pub struct Args {
     #[command(flatten)]
     pub repo: RepoArgs,
     /// The branch [default: the one checked out here]
+    #[arg(add = clap_complete::ArgValueCompleter::new(crate::complete::branches))]
     pub branch: Option<String>,
     /// What to look at beyond the changes themselves (- reads it from standard input)
     #[arg(long, short = 'p')]

@@ -2,9 +2,10 @@
 
 use svc_protocol::agent::Session;
 
+use crate::browser;
 use crate::commands::{Global, print};
 use crate::error::Result;
-use crate::target::{self, MonorepoArgs};
+use crate::target::{self, MonorepoArgs, MonorepoTarget};
 use crate::terminal::when;
 
 /// Show an agent session
@@ -19,6 +20,11 @@ pub struct Args {
     pub monorepo: MonorepoArgs,
     #[arg(help = super::ID_HELP)]
     pub id: String,
+    /// Open the nearest page in your browser (a session has no page of its own): its
+    /// issue's, else its branch's, else the monorepo's; the address is printed when none
+    /// can be opened
+    #[arg(long)]
+    pub web: bool,
 }
 
 pub fn run(global: &Global, args: &Args) -> Result<()> {
@@ -26,7 +32,24 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
     let session: Session = target
         .session
         .get(&super::session_path(&target, &args.id))?;
+    if args.web {
+        return browser::show(global, &page(&target, &session));
+    }
     print(global, &session, || human(&session))
+}
+
+/// The page nearest the session: its issue's, its branch's, or the monorepo's.
+fn page(target: &MonorepoTarget, s: &Session) -> String {
+    let monorepo = browser::monorepo_of(target);
+    match (s.issue, &s.repo, &s.branch) {
+        (Some(issue), _, _) => format!("{monorepo}/-/issues/{issue}"),
+        (None, Some(repo), Some(branch)) => format!(
+            "{monorepo}/-/{}/branches/{}",
+            target::encode(repo),
+            target::encode(branch)
+        ),
+        _ => monorepo,
+    }
 }
 
 fn human(s: &Session) -> String {

@@ -49,7 +49,7 @@ pub struct BranchArgs {
     #[command(flatten)]
     pub repo: RepoArgs,
     /// The branch [default: the branch checked out here]
-    #[arg(long, short = 'b')]
+    #[arg(long, short = 'b', add = clap_complete::ArgValueCompleter::new(crate::complete::branches))]
     pub branch: Option<String>,
 }
 

@@ -2,7 +2,6 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
 
 use reqwest::Method;
 use sha2::{Digest, Sha256};
@@ -11,14 +10,11 @@ use svc_protocol::artifact::{Artifact, ArtifactKind};
 
 use super::BranchArgs;
 use super::images::IMAGE_EXTENSIONS;
-use crate::commands::login::{headless, open_browser};
+use crate::browser::open;
+use crate::commands::login::headless;
 use crate::commands::{Global, print};
 use crate::error::{CommandError, Result};
 use crate::terminal::{errln, write_out};
-
-/// How long the opener may take to say it failed; one still running then is taken to
-/// have opened the file (a browser it runs in the foreground).
-const OPENER_WAIT: Duration = Duration::from_secs(3);
 
 /// What a saved page may do, in place of the policy the server sends with it (a file
 /// opened from disk has no headers): no script and no fetch, but its inlined images and
@@ -149,22 +145,6 @@ fn save(artifact: &Artifact, n: i64, bytes: &[u8]) -> Result<PathBuf> {
     .map_err(cannot)?;
     let (_, path) = file.keep().map_err(|e| cannot(e.error))?;
     Ok(path)
-}
-
-/// Whether the opener took the file: it started and did not fail within [`OPENER_WAIT`].
-fn open(path: &str) -> bool {
-    let Ok(mut child) = open_browser(path) else {
-        return false;
-    };
-    let deadline = Instant::now() + OPENER_WAIT;
-    loop {
-        match child.try_wait() {
-            Ok(Some(status)) => return status.success(),
-            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(50)),
-            Ok(None) => return true,
-            Err(_) => return false,
-        }
-    }
 }
 
 /// The page with [`POLICY`] first: after a byte order mark and a doctype, so the page

@@ -6,6 +6,7 @@ use svc_protocol::artifact::{
 };
 
 use super::BranchArgs;
+use crate::browser;
 use crate::commands::{Global, print};
 use crate::error::Result;
 use crate::table::Table;
@@ -28,12 +29,23 @@ pub struct Args {
     /// With --json, answer the threads too, as {"artifact": ..., "threads": [...]}
     #[arg(long)]
     pub threads: bool,
+    /// Open its page in your browser (or print the page's address when none can be opened)
+    #[arg(long)]
+    pub web: bool,
 }
 
 pub fn run(global: &Global, args: &Args) -> Result<()> {
     let (target, branch) = args.on.resolve(global)?;
     let path = super::path(&target, &branch, &args.name);
     let artifact: Artifact = super::call(&target, target.session.request(Method::GET, &path)?)?;
+    if args.web {
+        let page = format!(
+            "{}/artifacts/{}",
+            browser::branch_page(&target, &branch),
+            crate::target::encode(&artifact.name)
+        );
+        return browser::show(global, &page);
+    }
     if global.json && !args.threads {
         return print(global, &artifact, String::new);
     }

@@ -25,6 +25,7 @@ pub struct Args {
     #[command(flatten)]
     pub repo: RepoArgs,
     /// The branch [default: the one checked out here]
+    #[arg(add = clap_complete::ArgValueCompleter::new(crate::complete::branches))]
     pub branch: Option<String>,
     /// A diffstat instead of patches, laid out for $COLUMNS (default 80)
     #[arg(long)]

@@ -14,6 +14,7 @@ pub struct Args {
     #[command(flatten)]
     pub repo: RepoArgs,
     /// The branch [default: the one checked out here]
+    #[arg(add = clap_complete::ArgValueCompleter::new(crate::complete::branches))]
     pub branch: Option<String>,
     /// The new title; "" clears it
     #[arg(long)]

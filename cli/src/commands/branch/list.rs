@@ -16,8 +16,8 @@ pub struct Args {
     /// Only branches in these states: open, merged or both, like open,merged
     #[arg(long, value_name = "STATES")]
     pub state: Option<String>,
-    /// At most this many rows
-    #[arg(long)]
+    /// At most this many rows; above the server's page of 100, svc asks page after page
+    #[arg(long, short = 'L', value_parser = clap::value_parser!(u32).range(1..))]
     pub limit: Option<u32>,
     /// Go on where a previous page ended (its next_cursor)
     #[arg(long)]
@@ -30,12 +30,6 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
     if let Some(state) = &args.state {
         query.append_pair("state", state);
     }
-    if let Some(limit) = args.limit {
-        query.append_pair("limit", &limit.to_string());
-    }
-    if let Some(cursor) = &args.cursor {
-        query.append_pair("cursor", cursor);
-    }
     let query = query.finish();
     let path = format!("{}/branches", target.path());
     let path = if query.is_empty() {
@@ -43,7 +37,9 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
     } else {
         format!("{path}?{query}")
     };
-    let list: BranchList = target.session.get(&path)?;
+    let list: BranchList = target
+        .session
+        .get_list(&path, args.limit, args.cursor.as_deref())?;
     print_list(global, &list, || {
         let mut notes = vec![match list.default_head.as_deref() {
             Some(head) => format!("{} is at {}", list.default_branch, super::short(head)),

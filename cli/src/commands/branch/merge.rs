@@ -16,6 +16,7 @@ pub struct Args {
     #[command(flatten)]
     pub repo: RepoArgs,
     /// The branch [default: the one checked out here]
+    #[arg(add = clap_complete::ArgValueCompleter::new(crate::complete::branches))]
     pub branch: Option<String>,
     /// Merge past failing, missing or unknown checks; the merge is recorded as forced
     #[arg(long)]

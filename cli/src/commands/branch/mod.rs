@@ -1,5 +1,6 @@
 //! `svc branch ...`.
 
+pub mod checkout;
 pub mod create;
 pub mod delete;
 pub mod diff;
@@ -15,12 +16,13 @@ use svc_protocol::branch::{Branch, Mergeable};
 use super::Global;
 use crate::error::Result;
 
-/// List, make, view, diff, edit, merge and delete the branches of a repo
+/// List, make, view, check out, diff, edit, merge and delete the branches of a repo
 #[derive(Debug, clap::Subcommand)]
 pub enum Command {
     List(list::Args),
     Create(create::Args),
     View(view::Args),
+    Checkout(checkout::Args),
     Diff(diff::Args),
     Edit(edit::Args),
     Merge(merge::Args),
@@ -32,6 +34,7 @@ pub fn run(global: &Global, command: Command) -> Result<()> {
         Command::List(args) => list::run(global, &args),
         Command::Create(args) => create::run(global, &args),
         Command::View(args) => view::run(global, &args),
+        Command::Checkout(args) => checkout::run(global, &args),
         Command::Diff(args) => diff::run(global, &args),
         Command::Edit(args) => edit::run(global, &args),
         Command::Merge(args) => merge::run(global, &args),

@@ -2,6 +2,7 @@
 
 use svc_protocol::branch::{Branch, ReviewList};
 
+use crate::browser;
 use crate::commands::{Global, checks, print, review};
 use crate::error::Result;
 use crate::target::{self, RepoArgs};
@@ -18,7 +19,11 @@ pub struct Args {
     #[command(flatten)]
     pub repo: RepoArgs,
     /// The branch [default: the one checked out here]
+    #[arg(add = clap_complete::ArgValueCompleter::new(crate::complete::branches))]
     pub branch: Option<String>,
+    /// Open its page in your browser (or print the page's address when none can be opened)
+    #[arg(long)]
+    pub web: bool,
 }
 
 pub fn run(global: &Global, args: &Args) -> Result<()> {
@@ -26,6 +31,9 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
     let name = workdir::branch_or_current(args.branch.as_deref())?;
     let path = target.branch_path(&name);
     let branch: Branch = target.session.get(&format!("{path}?fresh=1"))?;
+    if args.web {
+        return browser::show(global, &browser::branch_page(&target, &name));
+    }
     if global.json {
         return print(global, &branch, String::new);
     }

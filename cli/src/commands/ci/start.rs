@@ -20,7 +20,7 @@ pub struct Args {
     /// The pipeline's slug (svc ci status lists the pipelines builds came from)
     pub pipeline: String,
     /// The branch to build [default: the branch checked out here]
-    #[arg(long, short = 'b')]
+    #[arg(long, short = 'b', add = clap_complete::ArgValueCompleter::new(crate::complete::branches))]
     pub branch: Option<String>,
     /// The CI connection whose pipeline it is, when the monorepo has several (svc ci status shows them)
     #[arg(long, value_name = "ID")]

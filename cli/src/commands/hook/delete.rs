@@ -13,10 +13,17 @@ pub struct Args {
     pub monorepo: MonorepoArgs,
     /// The hook's id (svc hook list shows them)
     pub id: String,
+    /// Delete without asking (needed where there is no terminal to ask on)
+    #[arg(long, short = 'y')]
+    pub yes: bool,
 }
 
 pub fn run(global: &Global, args: &Args) -> Result<()> {
     let target = target::monorepo(global, &args.monorepo)?;
+    crate::confirm::delete(
+        &format!("the hook {} of {}", args.id, target.label()),
+        args.yes,
+    )?;
     super::send(
         &target,
         target

@@ -31,8 +31,8 @@ pub struct Args {
     /// newest, oldest, updated or comments
     #[arg(long)]
     pub sort: Option<String>,
-    /// At most this many rows (1 to 100)
-    #[arg(long, short = 'L')]
+    /// At most this many rows; above the server's page of 100, svc asks page after page
+    #[arg(long, short = 'L', value_parser = clap::value_parser!(u32).range(1..))]
     pub limit: Option<u32>,
     /// Go on where a previous page ended (its next_cursor)
     #[arg(long)]
@@ -49,18 +49,16 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
         ("assignee", args.assignee.as_deref()),
         ("project", args.project.as_deref()),
         ("sort", args.sort.as_deref()),
-        ("cursor", args.cursor.as_deref()),
     ];
     for (key, value) in optional {
         if let Some(value) = value {
             query.append_pair(key, value);
         }
     }
-    if let Some(limit) = args.limit {
-        query.append_pair("limit", &limit.to_string());
-    }
     let path = format!("{}/issues?{}", target.path(), query.finish());
-    let list: IssueList = target.session.get(&path)?;
+    let list: IssueList = target
+        .session
+        .get_list(&path, args.limit, args.cursor.as_deref())?;
     print_list(global, &list, || {
         let mut notes = vec![format!(
             "{} open, {} closed in {}",

@@ -3,6 +3,7 @@
 use serde::Serialize;
 use svc_protocol::issue::{Issue, Reaction, Timeline, TimelineItem};
 
+use crate::browser;
 use crate::commands::{Global, print};
 use crate::error::Result;
 use crate::target::{self, MonorepoArgs};
@@ -18,6 +19,9 @@ pub struct Args {
     /// How many of the newest timeline items to show (1 to 250)
     #[arg(long, default_value_t = 30)]
     pub last: u32,
+    /// Open its page in your browser (or print the page's address when none can be opened)
+    #[arg(long)]
+    pub web: bool,
 }
 
 #[derive(Serialize)]
@@ -30,6 +34,14 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
     let target = target::monorepo(global, &args.monorepo)?;
     let path = format!("{}/issues/{}", target.path(), args.number);
     let issue: Issue = target.session.get(&path)?;
+    if args.web {
+        let page = format!(
+            "{}/-/issues/{}",
+            browser::monorepo_of(&target),
+            issue.row.number
+        );
+        return browser::show(global, &page);
+    }
     let timeline: Timeline = target
         .session
         .get(&format!("{path}/timeline?last={}", args.last))?;

@@ -13,10 +13,17 @@ pub struct Args {
     pub monorepo: MonorepoArgs,
     /// The label's name
     pub name: String,
+    /// Delete without asking (needed where there is no terminal to ask on)
+    #[arg(long, short = 'y')]
+    pub yes: bool,
 }
 
 pub fn run(global: &Global, args: &Args) -> Result<()> {
     let target = target::monorepo(global, &args.monorepo)?;
+    crate::confirm::delete(
+        &format!("the label {} of {}", args.name, target.label()),
+        args.yes,
+    )?;
     target.session.send(
         target
             .session

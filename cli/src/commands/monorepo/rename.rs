@@ -11,6 +11,7 @@ use crate::error::{CommandError, Result};
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// <owner>/<monorepo>
+    #[arg(add = clap_complete::ArgValueCompleter::new(crate::complete::monorepos))]
     pub monorepo: String,
     /// The new label: <owner>/<name>, or just a new <name>
     pub to: String,

@@ -11,6 +11,7 @@ use crate::error::Result;
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// <owner>/<monorepo>
+    #[arg(add = clap_complete::ArgValueCompleter::new(crate::complete::monorepos))]
     pub monorepo: String,
     /// The new owner: an organization you are in, or a person who already owns the monorepo
     pub new_owner: String,

@@ -3,6 +3,7 @@
 use indicatif::HumanBytes;
 use svc_protocol::release::Release;
 
+use crate::browser;
 use crate::commands::{Global, checks, print};
 use crate::error::Result;
 use crate::table::Table;
@@ -20,11 +21,18 @@ pub struct Args {
     pub repo: RepoArgs,
     /// The release's tag, or latest
     pub tag: String,
+    /// Open the repo's releases page in your browser, where this release is listed (a
+    /// release has no page of its own); the address is printed when none can be opened
+    #[arg(long)]
+    pub web: bool,
 }
 
 pub fn run(global: &Global, args: &Args) -> Result<()> {
     let target = target::resolve(global, &args.repo)?;
     let mut release = super::fetch(&target, &args.tag)?;
+    if args.web {
+        return browser::show(global, &format!("{}/releases", browser::repo_page(&target)));
+    }
     if release.checks.is_none() {
         // `latest` comes from the list, which leaves the checks out.
         release = target.session.get(&super::path(&target, &release.tag))?;

@@ -11,6 +11,7 @@ use crate::error::Result;
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// <owner>/<monorepo>
+    #[arg(add = clap_complete::ArgValueCompleter::new(crate::complete::monorepos))]
     pub monorepo: String,
     /// Its folder from the monorepo's root, like services/api
     pub path: String,

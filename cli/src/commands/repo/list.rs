@@ -2,24 +2,36 @@
 
 use svc_protocol::monorepo::RepoList;
 
-use crate::client::{Session, split_full_name};
 use crate::commands::{Global, Listing, print_list};
 use crate::error::Result;
+use crate::target::{self, MonorepoArgs};
 
 /// List a monorepo's repos
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// <owner>/<monorepo>
-    pub monorepo: String,
+    /// <owner>/<monorepo>, as -R takes it [default: the monorepo of the svc clone you are in]
+    #[arg(value_name = "OWNER/MONOREPO", conflicts_with = "monorepo",
+          add = clap_complete::ArgValueCompleter::new(crate::complete::monorepos))]
+    pub named: Option<String>,
+    #[command(flatten)]
+    pub monorepo: MonorepoArgs,
 }
 
 pub fn run(global: &Global, args: &Args) -> Result<()> {
-    let (owner, name) = split_full_name(&args.monorepo)?;
-    let session = Session::open(global.server.as_deref())?;
-    let list: RepoList = session.get(&format!("/v1/monorepos/{owner}/{name}/repos"))?;
+    let target = target::monorepo(
+        global,
+        &MonorepoArgs {
+            monorepo: args
+                .named
+                .clone()
+                .or_else(|| args.monorepo.monorepo.clone()),
+        },
+    )?;
+    let list: RepoList = target.session.get(&format!("{}/repos", target.path()))?;
+    let label = target.label();
     print_list(global, &list, || match list.items.is_empty() {
         true => Listing::empty(format!(
-            "No repos in {owner}/{name} yet (svc repo create {owner}/{name} <path>)"
+            "No repos in {label} yet (svc repo create {label} <path>)"
         )),
         false => Listing::of(super::table(&list.items)),
     })

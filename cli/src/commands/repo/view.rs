@@ -2,23 +2,27 @@
 
 use svc_protocol::monorepo::Repo;
 
-use crate::client::{Session, split_full_name};
+use crate::browser;
 use crate::commands::{Global, print};
 use crate::error::Result;
+use crate::target;
 
 /// Show one repo
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// <owner>/<monorepo>
-    pub monorepo: String,
-    /// The repo's name (its path with / as -)
-    pub repo: String,
+    #[command(flatten)]
+    pub named: super::Named,
+    /// Open its page in your browser (or print the page's address when none can be opened)
+    #[arg(long)]
+    pub web: bool,
 }
 
 pub fn run(global: &Global, args: &Args) -> Result<()> {
-    let (owner, name) = split_full_name(&args.monorepo)?;
-    let session = Session::open(global.server.as_deref())?;
-    let repo: Repo = session.get(&format!("/v1/monorepos/{owner}/{name}/repos/{}", args.repo))?;
+    let target = target::resolve(global, &args.named.repo_args())?;
+    let repo: Repo = target.session.get(&target.path())?;
+    if args.web {
+        return browser::show(global, &browser::repo_page(&target));
+    }
     print(global, &repo, || {
         format!(
             "{}\npath: {}\nclone: {}\nreleases public: {}",

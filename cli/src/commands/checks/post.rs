@@ -1,4 +1,4 @@
-//! `svc status post`.
+//! `svc checks post` (once `svc status post`, still accepted).
 
 use reqwest::Method;
 use svc_protocol::branch::{PostStatus, Status, StatusState};
