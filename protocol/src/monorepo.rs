@@ -163,7 +163,9 @@ pub struct CreateInvite {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(tag = "status", rename_all = "lowercase")]
 pub enum InviteAnswer {
-    Added { member: Member },
+    Added {
+        member: Member,
+    },
     Invited {
         invite: Invite,
         /// A one-time sign-in link (valid 7 days) to pass on, where the invitee makes
@@ -171,7 +173,11 @@ pub enum InviteAnswer {
         /// OpenID Connect provider) and did not mail it.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         sign_in_link: Option<String>,
-        #[serde(default, skip_serializing_if = "Option::is_none", with = "crate::rfc3339_opt")]
+        #[serde(
+            default,
+            skip_serializing_if = "Option::is_none",
+            with = "crate::rfc3339_opt"
+        )]
         link_expires_at: Option<OffsetDateTime>,
         /// True when the server mailed the link to the invitee (`[smtp]`).
         #[serde(default)]

@@ -135,7 +135,9 @@ pub struct OrgMemberList {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(tag = "status", rename_all = "lowercase")]
 pub enum OrgInviteAnswer {
-    Added { member: OrgMember },
+    Added {
+        member: OrgMember,
+    },
     Invited {
         invite: Invite,
         /// A one-time sign-in link (valid 7 days) to pass on, where the invitee makes
@@ -143,7 +145,11 @@ pub enum OrgInviteAnswer {
         /// OpenID Connect provider) and did not mail it.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         sign_in_link: Option<String>,
-        #[serde(default, skip_serializing_if = "Option::is_none", with = "crate::rfc3339_opt")]
+        #[serde(
+            default,
+            skip_serializing_if = "Option::is_none",
+            with = "crate::rfc3339_opt"
+        )]
         link_expires_at: Option<OffsetDateTime>,
         /// True when the server mailed the link to the invitee (`[smtp]`).
         #[serde(default)]

@@ -123,12 +123,8 @@ async fn run(command: Command, config: Config) -> anyhow::Result<()> {
             add_user(&config, new).await
         }
         Command::User(UserCommand::List) => list_users(&config).await,
-        Command::User(UserCommand::Disable { login }) => {
-            set_disabled(&config, &login, true).await
-        }
-        Command::User(UserCommand::Enable { login }) => {
-            set_disabled(&config, &login, false).await
-        }
+        Command::User(UserCommand::Disable { login }) => set_disabled(&config, &login, true).await,
+        Command::User(UserCommand::Enable { login }) => set_disabled(&config, &login, false).await,
     }
 }
 
@@ -175,7 +171,11 @@ async fn list_users(config: &Config) -> anyhow::Result<()> {
                 u.email.as_deref().unwrap_or(""),
                 u.name.as_deref().unwrap_or(""),
                 if u.site_admin { "admin" } else { "" },
-                if u.disabled_at.is_some() { "disabled" } else { "" },
+                if u.disabled_at.is_some() {
+                    "disabled"
+                } else {
+                    ""
+                },
             );
         }
         match rows.last() {

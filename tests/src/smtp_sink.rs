@@ -46,12 +46,19 @@ impl SmtpSink {
     /// Waits (up to 10 s) for a message to `to`.
     pub async fn wait_for(&self, to: &str) -> Mail {
         for _ in 0..200 {
-            if let Some(mail) = self.mails().into_iter().find(|m| m.to.iter().any(|t| t == to)) {
+            if let Some(mail) = self
+                .mails()
+                .into_iter()
+                .find(|m| m.to.iter().any(|t| t == to))
+            {
                 return mail;
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
-        panic!("no mail to {to} reached the sink; it has {:?}", self.mails());
+        panic!(
+            "no mail to {to} reached the sink; it has {:?}",
+            self.mails()
+        );
     }
 }
 

@@ -74,7 +74,10 @@ enum Target {
 }
 
 /// The link of `token` and what it leads to; else the page saying why not.
-async fn open_link(state: &AppState, token: &str) -> ApiResult<Result<(SignInLink, Target), Response>> {
+async fn open_link(
+    state: &AppState,
+    token: &str,
+) -> ApiResult<Result<(SignInLink, Target), Response>> {
     let hash = token::hash(token);
     let mut conn = state.store.read().await?;
     let found = sign_in_links::by_hash(conn.h(), &hash)
@@ -176,7 +179,10 @@ async fn link_page(
         Ok(found) => found,
         Err(page) => return Ok(page),
     };
-    Ok(render(StatusCode::OK, &link_form(&link, &target, None, String::new())))
+    Ok(render(
+        StatusCode::OK,
+        &link_form(&link, &target, None, String::new()),
+    ))
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -225,7 +231,10 @@ async fn link_submit(
         Err(page) => return Ok(page),
     };
     let again = |status, error| {
-        render(status, &link_form(&link, &target, Some(body.login.trim()), error))
+        render(
+            status,
+            &link_form(&link, &target, Some(body.login.trim()), error),
+        )
     };
     let hash = match chosen_password(&body.password, &body.password_again) {
         Ok(hash) => hash,

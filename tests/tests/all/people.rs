@@ -119,12 +119,18 @@ async fn user_add_prints_a_link_where_the_person_sets_a_password() {
     let out = operator(&app, &["user", "add", "bob@example.com", "--login", "bob"]);
     assert!(out.status.success(), "{}", all_output(&out));
     let printed = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(printed.contains("Created user bob <bob@example.com>"), "{printed}");
+    assert!(
+        printed.contains("Created user bob <bob@example.com>"),
+        "{printed}"
+    );
     let link = link_in(&app, &printed);
 
     let (status, form) = page(&app, &link).await;
     assert_eq!(status, StatusCode::OK, "{form}");
-    assert!(form.contains("Set your password") && form.contains("bob"), "{form}");
+    assert!(
+        form.contains("Set your password") && form.contains("bob"),
+        "{form}"
+    );
     assert!(form.contains("<form method=\"post\">"), "{form}");
 
     // Another site's page cannot use it, and the two passwords must agree.
@@ -172,10 +178,17 @@ async fn user_add_prints_a_link_where_the_person_sets_a_password() {
     assert!(out.status.success(), "{}", all_output(&out));
     let alice = listed.lines().find(|l| l.starts_with("alice\t")).unwrap();
     let bob = listed.lines().find(|l| l.starts_with("bob\t")).unwrap();
-    assert!(alice.contains("admin") && !bob.contains("admin"), "{listed}");
+    assert!(
+        alice.contains("admin") && !bob.contains("admin"),
+        "{listed}"
+    );
     let out = operator(&app, &["user", "add", "bob@example.com"]);
     assert!(!out.status.success());
-    assert!(all_output(&out).contains("already exists"), "{}", all_output(&out));
+    assert!(
+        all_output(&out).contains("already exists"),
+        "{}",
+        all_output(&out)
+    );
 }
 
 #[tokio::test]
@@ -213,7 +226,10 @@ async fn the_admin_api_is_for_site_admins_and_answers_others_404() {
     assert_eq!(made["user"]["email"], "carol@example.com");
     assert_eq!(made["admin"], true);
     let link = made["sign_in_link"].as_str().unwrap();
-    assert!(link.starts_with(&format!("{}/login/link/", app.base)), "{link}");
+    assert!(
+        link.starts_with(&format!("{}/login/link/", app.base)),
+        "{link}"
+    );
     assert!(made["link_expires_at"].is_string());
     let r = app
         .as_user(Method::POST, "/v1/admin/users", &alice)
@@ -249,15 +265,32 @@ async fn the_admin_api_is_for_site_admins_and_answers_others_404() {
         &app,
         &machine,
         &alice,
-        &["admin", "user", "add", "dave@example.com", "--login", "dave"],
+        &[
+            "admin",
+            "user",
+            "add",
+            "dave@example.com",
+            "--login",
+            "dave",
+        ],
     );
-    assert!(out.contains("Created user dave <dave@example.com>"), "{out}");
+    assert!(
+        out.contains("Created user dave <dave@example.com>"),
+        "{out}"
+    );
     link_in(&app, &out);
     let out = svc(&app, &machine, &alice, &["admin", "user", "list"]);
-    assert!(out.contains("dave@example.com") && out.contains("carol"), "{out}");
+    assert!(
+        out.contains("dave@example.com") && out.contains("carol"),
+        "{out}"
+    );
     let out = svc_run(&app, &machine, &bob, &["admin", "user", "list"]);
     assert!(!out.status.success());
-    assert!(all_output(&out).contains("not found"), "{}", all_output(&out));
+    assert!(
+        all_output(&out).contains("not found"),
+        "{}",
+        all_output(&out)
+    );
 }
 
 #[tokio::test]
@@ -281,9 +314,17 @@ async fn an_invite_link_makes_the_account_and_the_memberships() {
         &alice,
         &["member", "invite", "erin@example.com", "-R", "alice/proj"],
     );
-    assert!(out.contains("Invited erin@example.com to alice/proj as member"), "{out}");
+    assert!(
+        out.contains("Invited erin@example.com to alice/proj as member"),
+        "{out}"
+    );
     let link = link_in(&app, &out);
-    let invites = svc(&app, &machine, &alice, &["member", "invites", "-R", "alice/proj"]);
+    let invites = svc(
+        &app,
+        &machine,
+        &alice,
+        &["member", "invites", "-R", "alice/proj"],
+    );
     assert!(invites.contains("erin@example.com"), "{invites}");
     // The org invite over the API answers its own link.
     let r = app
@@ -300,13 +341,20 @@ async fn an_invite_link_makes_the_account_and_the_memberships() {
 
     let (status, form) = page(&app, &link).await;
     assert_eq!(status, StatusCode::OK, "{form}");
-    assert!(form.contains("alice invited <b>erin@example.com</b>"), "{form}");
+    assert!(
+        form.contains("alice invited <b>erin@example.com</b>"),
+        "{form}"
+    );
     assert!(form.contains("name=\"login\" value=\"erin\""), "{form}");
     // A taken login is said on the form, and the link still works.
     let r = post_form(
         &app,
         &link,
-        &[("login", "alice"), ("password", PASSWORD), ("password_again", PASSWORD)],
+        &[
+            ("login", "alice"),
+            ("password", PASSWORD),
+            ("password_again", PASSWORD),
+        ],
     )
     .await;
     assert_eq!(r.status(), StatusCode::CONFLICT);
@@ -314,7 +362,11 @@ async fn an_invite_link_makes_the_account_and_the_memberships() {
     let r = post_form(
         &app,
         &link,
-        &[("login", "erin"), ("password", PASSWORD), ("password_again", PASSWORD)],
+        &[
+            ("login", "erin"),
+            ("password", PASSWORD),
+            ("password_again", PASSWORD),
+        ],
     )
     .await;
     assert_eq!(r.status(), StatusCode::SEE_OTHER);
@@ -330,8 +382,19 @@ async fn an_invite_link_makes_the_account_and_the_memberships() {
         .unwrap();
     assert_eq!(r.status(), StatusCode::OK);
     let members = app.get_json(&alice, "/v1/orgs/acme/members").await;
-    assert!(members["items"].as_array().unwrap().iter().any(|m| m["login"] == "erin"));
-    let listed = svc(&app, &machine, &alice, &["member", "list", "-R", "alice/proj"]);
+    assert!(
+        members["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["login"] == "erin")
+    );
+    let listed = svc(
+        &app,
+        &machine,
+        &alice,
+        &["member", "list", "-R", "alice/proj"],
+    );
     assert!(listed.lines().any(|l| l.starts_with("erin ")), "{listed}");
     // The other link has nothing left to make.
     let (status, text) = page(&app, &org_link).await;
@@ -339,23 +402,44 @@ async fn an_invite_link_makes_the_account_and_the_memberships() {
     assert!(text.contains("You have an account already"), "{text}");
 
     // The rest of svc member.
-    let out = svc(&app, &machine, &alice, &["member", "remove", "erin", "-R", "alice/proj"]);
+    let out = svc(
+        &app,
+        &machine,
+        &alice,
+        &["member", "remove", "erin", "-R", "alice/proj"],
+    );
     assert!(out.contains("Removed erin from alice/proj"), "{out}");
     let out = svc(
         &app,
         &machine,
         &alice,
-        &["member", "add", "erin", "--role", "owner", "-R", "alice/proj"],
+        &[
+            "member",
+            "add",
+            "erin",
+            "--role",
+            "owner",
+            "-R",
+            "alice/proj",
+        ],
     );
     assert!(out.contains("erin is now an owner of alice/proj"), "{out}");
-    svc(&app, &machine, &alice, &["member", "invite", "zed@example.com", "-R", "alice/proj"]);
+    svc(
+        &app,
+        &machine,
+        &alice,
+        &["member", "invite", "zed@example.com", "-R", "alice/proj"],
+    );
     let out = svc(
         &app,
         &machine,
         &alice,
         &["member", "uninvite", "zed@example.com", "-R", "alice/proj"],
     );
-    assert!(out.contains("Withdrew the invite of zed@example.com"), "{out}");
+    assert!(
+        out.contains("Withdrew the invite of zed@example.com"),
+        "{out}"
+    );
 }
 
 #[tokio::test]
@@ -371,23 +455,46 @@ async fn with_smtp_the_invite_link_is_mailed() {
         .unwrap();
     assert_eq!(r.status(), StatusCode::CREATED);
     let machine = Machine::new();
-    let out = svc(&app, &machine, &alice, &["org", "invite", "acme", "frank@example.com"]);
-    assert!(out.contains("The server mailed frank@example.com a sign-in link"), "{out}");
+    let out = svc(
+        &app,
+        &machine,
+        &alice,
+        &["org", "invite", "acme", "frank@example.com"],
+    );
+    assert!(
+        out.contains("The server mailed frank@example.com a sign-in link"),
+        "{out}"
+    );
     assert!(!out.contains("/login/link/"), "{out}");
 
     let mail = sink.wait_for("frank@example.com").await;
     assert_eq!(mail.from, "svc@example.com");
-    assert!(mail.data.contains("alice invited you to the organization acme"), "{}", mail.data);
+    assert!(
+        mail.data
+            .contains("alice invited you to the organization acme"),
+        "{}",
+        mail.data
+    );
     let link = link_in(&app, &mail.data);
     let r = post_form(
         &app,
         &link,
-        &[("login", "frank"), ("password", PASSWORD), ("password_again", PASSWORD)],
+        &[
+            ("login", "frank"),
+            ("password", PASSWORD),
+            ("password_again", PASSWORD),
+        ],
     )
     .await;
     assert_eq!(r.status(), StatusCode::SEE_OTHER);
     let members = app.get_json(&alice, "/v1/orgs/acme/members").await;
-    assert!(members["items"].as_array().unwrap().iter().any(|m| m["login"] == "frank"));
+    assert!(
+        members["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["login"] == "frank")
+    );
     // The API answer says mailed and shows no link.
     let r = app
         .as_user(Method::POST, "/v1/orgs/acme/invites", &alice)
@@ -406,7 +513,12 @@ async fn signup_is_closed_by_default_and_open_makes_an_unverified_account() {
     let closed = TestApp::start().await;
     let (status, _) = page(&closed, &closed.url("/signup")).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
-    let r = post_form(&closed, &closed.url("/signup"), &[("email", "x@example.com")]).await;
+    let r = post_form(
+        &closed,
+        &closed.url("/signup"),
+        &[("email", "x@example.com")],
+    )
+    .await;
     assert_eq!(r.status(), StatusCode::NOT_FOUND);
     let (_, login) = page(&closed, &closed.url("/login")).await;
     assert!(!login.contains("Create an account"), "{login}");
@@ -422,7 +534,10 @@ async fn signup_is_closed_by_default_and_open_makes_an_unverified_account() {
         .unwrap();
     assert_eq!(r.status(), StatusCode::CREATED);
     let (_, login) = page(&app, &app.url("/login")).await;
-    assert!(login.contains("<a href=\"/signup\">Create an account</a>"), "{login}");
+    assert!(
+        login.contains("<a href=\"/signup\">Create an account</a>"),
+        "{login}"
+    );
     let (status, form) = page(&app, &app.url("/signup")).await;
     assert_eq!(status, StatusCode::OK);
     assert!(form.contains("name=\"email\""), "{form}");
@@ -490,12 +605,19 @@ async fn disabling_a_person_ends_their_credentials_here_and_on_other_servers() {
     for server in &servers {
         // Warm each server's credential cache: the disable must evict it.
         for _ in 0..2 {
-            let r = server.as_user(Method::GET, "/v1/user", &bob).send().await.unwrap();
+            let r = server
+                .as_user(Method::GET, "/v1/user", &bob)
+                .send()
+                .await
+                .unwrap();
             assert_eq!(r.status(), StatusCode::OK);
         }
     }
     // hank's sign-in link, made before the operator disables him.
-    let out = operator(&app, &["user", "add", "hank@example.com", "--login", "hank"]);
+    let out = operator(
+        &app,
+        &["user", "add", "hank@example.com", "--login", "hank"],
+    );
     let hank_link = link_in(&app, &String::from_utf8_lossy(&out.stdout));
 
     let r = app
@@ -512,16 +634,31 @@ async fn disabling_a_person_ends_their_credentials_here_and_on_other_servers() {
     let disabled: Value = expect_json(r, StatusCode::OK).await;
     assert_eq!(disabled["disabled"], true);
 
-    let r = app.as_user(Method::GET, "/v1/user", &bob).send().await.unwrap();
-    assert_eq!(r.status(), StatusCode::UNAUTHORIZED, "at once on this server");
+    let r = app
+        .as_user(Method::GET, "/v1/user", &bob)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        r.status(),
+        StatusCode::UNAUTHORIZED,
+        "at once on this server"
+    );
     if let Some(twin) = &twin {
         let deadline = Instant::now() + Duration::from_secs(15);
         loop {
-            let r = twin.as_user(Method::GET, "/v1/user", &bob).send().await.unwrap();
+            let r = twin
+                .as_user(Method::GET, "/v1/user", &bob)
+                .send()
+                .await
+                .unwrap();
             if r.status() == StatusCode::UNAUTHORIZED {
                 break;
             }
-            assert!(Instant::now() < deadline, "the twin still takes bob's token");
+            assert!(
+                Instant::now() < deadline,
+                "the twin still takes bob's token"
+            );
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
     }
@@ -556,8 +693,16 @@ async fn disabling_a_person_ends_their_credentials_here_and_on_other_servers() {
     assert_eq!(enabled["disabled"], false);
     let r = password_sign_in(&app, "bob", PASSWORD).await;
     assert_eq!(r.status(), StatusCode::OK);
-    let r = app.as_user(Method::GET, "/v1/user", &bob).send().await.unwrap();
-    assert_eq!(r.status(), StatusCode::UNAUTHORIZED, "his old token stays revoked");
+    let r = app
+        .as_user(Method::GET, "/v1/user", &bob)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        r.status(),
+        StatusCode::UNAUTHORIZED,
+        "his old token stays revoked"
+    );
     if let Some(twin) = twin {
         twin.stop().await;
     }

@@ -98,8 +98,7 @@ pub fn invited_text(
              works once, until {until}) where they make their account and join:\n{link}"
         ),
         (None, false) => {
-            "No one has signed in with that email yet, so they join when they first do"
-                .to_owned()
+            "No one has signed in with that email yet, so they join when they first do".to_owned()
         }
     };
     format!("{head}\n{middle}\n{tail}")

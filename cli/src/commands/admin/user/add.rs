@@ -35,8 +35,11 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
         name: args.name.clone(),
         admin: args.admin,
     };
-    let made: AdminUserCreated =
-        session.call(session.request(Method::POST, "/v1/admin/users")?.json(&body))?;
+    let made: AdminUserCreated = session.call(
+        session
+            .request(Method::POST, "/v1/admin/users")?
+            .json(&body),
+    )?;
     print(global, &made, || {
         let admin = if made.admin { " (site admin)" } else { "" };
         format!(
