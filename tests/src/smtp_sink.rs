@@ -1,5 +1,6 @@
 //! A mail server for tests: speaks plain SMTP on a loopback socket (HELO/EHLO, MAIL,
-//! RCPT, DATA, RSET, NOOP, QUIT) and keeps every message it is given.
+//! RCPT, DATA, RSET, NOOP, QUIT) and keeps every message it is given. It lives as long
+//! as the test process.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -15,25 +16,70 @@ pub struct Mail {
     pub data: String,
 }
 
-/// A running sink; it stops with the test's runtime.
+impl Mail {
+    /// The body as a reader shows it: quoted-printable decoded (soft line breaks joined,
+    /// `=XX` escapes read) when the message says it is so encoded.
+    pub fn text(&self) -> String {
+        let (head, body) = self.data.split_once("\n\n").unwrap_or(("", &self.data));
+        if !head
+            .to_ascii_lowercase()
+            .contains("content-transfer-encoding: quoted-printable")
+        {
+            return body.to_owned();
+        }
+        let joined = body.replace("=\n", "");
+        let bytes = joined.as_bytes();
+        let mut out = Vec::with_capacity(bytes.len());
+        let mut i = 0;
+        while i < bytes.len() {
+            let escape = (bytes[i] == b'=')
+                .then(|| joined.get(i + 1..i + 3))
+                .flatten()
+                .and_then(|hex| u8::from_str_radix(hex, 16).ok());
+            match escape {
+                Some(b) => {
+                    out.push(b);
+                    i += 3;
+                }
+                None => {
+                    out.push(bytes[i]);
+                    i += 1;
+                }
+            }
+        }
+        String::from_utf8_lossy(&out).into_owned()
+    }
+}
+
+/// A running sink.
 pub struct SmtpSink {
     pub port: u16,
     mails: Arc<Mutex<Vec<Mail>>>,
 }
 
 impl SmtpSink {
+    /// Listens on loopback, on a thread and runtime of its own, so a test that blocks
+    /// (running `svc`) does not stall it.
     pub async fn start() -> SmtpSink {
-        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind sink");
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind sink");
+        listener.set_nonblocking(true).expect("nonblocking sink");
         let port = listener.local_addr().expect("sink addr").port();
         let mails: Arc<Mutex<Vec<Mail>>> = Arc::default();
         let kept = mails.clone();
-        tokio::spawn(async move {
-            while let Ok((stream, _)) = listener.accept().await {
-                let kept = kept.clone();
-                tokio::spawn(async move {
-                    let _ = session(stream, kept).await;
-                });
-            }
+        std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("sink runtime");
+            runtime.block_on(async move {
+                let listener = TcpListener::from_std(listener).expect("sink listener");
+                while let Ok((stream, _)) = listener.accept().await {
+                    let kept = kept.clone();
+                    tokio::spawn(async move {
+                        let _ = session(stream, kept).await;
+                    });
+                }
+            });
         });
         SmtpSink { port, mails }
     }

@@ -520,7 +520,7 @@ fn expected(row: &Row, kind: Kind) -> Class {
             _ => Class::NotFound,
         },
         Public | PasswordLogin | Bootstrap | CiWebhook | SignedIn | OrgSignedIn | OrgPeople
-        | OrgOwners => unreachable!("decided above"),
+        | OrgOwners | SiteAdmin => unreachable!("decided above"),
     }
 }
 
