@@ -82,7 +82,8 @@ pub async fn start(State(state): State<AppState>, body: Bytes) -> ApiResult<Json
 /// `access_denied`.
 #[utoipa::path(post, path = "/v1/login/token", tag = "login", security(()),
     request_body = DeviceTokenRequest,
-    responses((status = 200, body = UserWithCredential), (status = 400, body = ApiErrorBody),
+    responses((status = 200, body = UserWithCredential, description = "approved: the person and the machine's credential"),
+        (status = 400, body = ApiErrorBody, description = "`authorization_pending`, `slow_down`, `expired_token`, `access_denied` or `invalid_grant`"),
         (status = 403, body = ApiErrorBody, description = "`account_disabled`: the person was disabled")))]
 pub async fn poll(
     State(state): State<AppState>,

@@ -222,8 +222,8 @@ pub async fn remove_member(
     responses((status = 200, body = OrgInviteAnswer, description = "added"),
         (status = 201, body = OrgInviteAnswer, description = "invited (with `sign_in_link`, or `mailed`, for an email with no account on a server without an identity provider)"),
         (status = 400, body = ApiErrorBody, description = "bad_email"),
-        (status = 403, body = ApiErrorBody),
-        (status = 404, body = ApiErrorBody)))]
+        (status = 403, body = ApiErrorBody, description = "a member, not an owner"),
+        (status = 404, body = ApiErrorBody, description = "no such org, or the caller is outside it")))]
 pub async fn invite(
     State(state): State<AppState>,
     caller: Caller,

@@ -271,7 +271,8 @@ async fn user_for_claims(tx: &mut Tx, claims: &Claims) -> ApiResult<users::UserR
 
 /// Signs in with the built-in local provider's password; sets the session cookie.
 #[utoipa::path(post, path = "/v1/login/password", tag = "login", security(()), request_body = PasswordLogin,
-    responses((status = 200, body = User), (status = 401, body = ApiErrorBody),
+    responses((status = 200, body = User, description = "signed in: the session cookie is set"),
+        (status = 401, body = ApiErrorBody, description = "wrong login or password"),
         (status = 403, body = ApiErrorBody, description = "`bad_origin`: foreign or missing Origin; `account_disabled`: the person was disabled")))]
 pub async fn password(
     State(state): State<AppState>,
