@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 use svc_tests::git::{Git, all_output};
 use svc_tests::machine::Machine;
 use svc_tests::smtp_sink::SmtpSink;
+use svc_tests::ws::Closed;
 use svc_tests::{TestApp, expect_error, expect_json, workspace_bin};
 
 const PASSWORD: &str = "correct horse battery";
@@ -626,6 +627,13 @@ async fn disabling_a_person_ends_their_credentials_here_and_on_other_servers() {
             assert_eq!(r.status(), StatusCode::OK);
         }
     }
+    // bob's open sockets, on each server.
+    let mut sockets = Vec::new();
+    for server in &servers {
+        let mut ws = server.ws("/v1/monorepos/bob/mono/events", &bob).await;
+        assert_eq!(ws.next().await["type"], "caught_up");
+        sockets.push(ws);
+    }
     // hank's sign-in link, made before the operator disables him.
     let out = operator(
         &app,
@@ -674,6 +682,9 @@ async fn disabling_a_person_ends_their_credentials_here_and_on_other_servers() {
             );
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
+    }
+    for ws in &mut sockets {
+        assert_eq!(ws.closed().await, Closed::Code(4403), "bob's sockets close");
     }
     let out = git.run(&home, &["clone", &url, "after"]);
     assert!(!out.status.success(), "{}", all_output(&out));
