@@ -35,6 +35,9 @@ macro_rules! error_codes {
 error_codes! {
     /// Device flow: the person said no.
     AccessDenied = "access_denied",
+    /// A sign-in (password, device, identity provider, sign-in link) of a person a site
+    /// admin disabled.
+    AccountDisabled = "account_disabled",
     /// A device approval with a credential an agent acts through.
     AgentCannotApprove = "agent_cannot_approve",
     /// Agent sessions on a server that runs no coding agents (no `[[agents.models]]`).

@@ -3,6 +3,7 @@
 //!
 //! Times travel as RFC 3339 UTC strings.
 
+pub mod admin;
 pub mod agent;
 pub mod artifact;
 pub mod branch;

@@ -135,6 +135,24 @@ pub struct OrgMemberList {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(tag = "status", rename_all = "lowercase")]
 pub enum OrgInviteAnswer {
-    Added { member: OrgMember },
-    Invited { invite: Invite },
+    Added {
+        member: OrgMember,
+    },
+    Invited {
+        invite: Invite,
+        /// A one-time sign-in link (valid 7 days) to pass on, where the invitee makes
+        /// their account and joins: given when the server uses its own sign-in (no
+        /// OpenID Connect provider) and did not mail it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        sign_in_link: Option<String>,
+        #[serde(
+            default,
+            skip_serializing_if = "Option::is_none",
+            with = "crate::rfc3339_opt"
+        )]
+        link_expires_at: Option<OffsetDateTime>,
+        /// True when the server mailed the link to the invitee (`[smtp]`).
+        #[serde(default)]
+        mailed: bool,
+    },
 }

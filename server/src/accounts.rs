@@ -17,6 +17,8 @@ pub struct NewUser<'a> {
     pub email_verified: bool,
     pub name: Option<&'a str>,
     pub password_hash: Option<String>,
+    /// A site admin (the server's first person is one whatever this says).
+    pub site_admin: bool,
 }
 
 impl<'a> NewUser<'a> {
@@ -28,11 +30,12 @@ impl<'a> NewUser<'a> {
             email_verified: true,
             name: None,
             password_hash: None,
+            site_admin: false,
         }
     }
 }
 
-/// Creates a user. A chosen login must be free; without one, a login is derived from
+/// Creates a user; the server's first one is a site admin. A chosen login must be free; without one, a login is derived from
 /// the email's local part (`base`, `base-2` ... `base-999`, then a random tail). A name
 /// or email git cannot write in a commit is refused (422): see [`check_signable`].
 pub async fn create_user(tx: &mut Tx, new: NewUser<'_>) -> ApiResult<users::UserRow> {
@@ -59,6 +62,7 @@ pub async fn create_user(tx: &mut Tx, new: NewUser<'_>) -> ApiResult<users::User
         }
         None => derive_login(tx.h(), email.as_deref().unwrap_or("user")).await?,
     };
+    let site_admin = new.site_admin || !users::any(tx.h()).await?;
     let row = users::UserRow {
         id: token::new_id("u_"),
         login,
@@ -68,6 +72,8 @@ pub async fn create_user(tx: &mut Tx, new: NewUser<'_>) -> ApiResult<users::User
         picture_url: None,
         password_hash: new.password_hash,
         created_at: now_ms(),
+        site_admin,
+        disabled_at: None,
     };
     users::insert(tx.h(), &row).await.map_err(|e| {
         if e.is_unique_violation() {
@@ -163,7 +169,8 @@ pub async fn accept_invites(tx: &mut Tx, user_id: &str, email: &str) -> store::R
     Ok(())
 }
 
-async fn derive_login(h: H<'_>, email: &str) -> store::Result<String> {
+/// The login a new account for `email` would get: its local part, made free.
+pub async fn derive_login(h: H<'_>, email: &str) -> store::Result<String> {
     let base = login_rule::derive_base(email);
     let taken = users::logins_like(h, &base).await?;
     Ok(login_rule::first_free(&base, &taken).unwrap_or_else(|| {

@@ -189,3 +189,13 @@ pub async fn public_releases(
         .filter(|r| r.releases_public && !r.is_meta)
         .map(|r| (found.monorepo, r)))
 }
+
+/// The caller when they are a site admin (a person's own credential, not an agent
+/// session's); anyone else gets the 404 of a route that does not exist.
+pub async fn site_admin(h: H<'_>, caller: &Caller) -> ApiResult<crate::store::users::UserRow> {
+    let me = crate::store::users::by_id(h, &caller.user_id).await?;
+    match me {
+        Some(me) if me.site_admin && caller.scope.is_none() => Ok(me),
+        _ => Err(ApiError::not_found("route")),
+    }
+}

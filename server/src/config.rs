@@ -70,6 +70,44 @@ struct FileConfig {
     rate_limits: RateLimitSettings,
     #[serde(default)]
     connections: ConnectionSettings,
+    #[serde(default)]
+    signup: SignupSettings,
+    smtp: Option<SmtpSettings>,
+}
+
+/// `[signup]`: whether anyone may make an account from the sign-in page.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SignupSettings {
+    /// `true` shows "Create an account" on the sign-in page (`/signup`); such an
+    /// account's email is not verified, so it accepts no invites.
+    pub open: bool,
+}
+
+/// `[smtp]`: the mail server invite sign-in links are sent through.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SmtpSettings {
+    pub host: String,
+    #[serde(default = "SmtpSettings::default_port")]
+    pub port: u16,
+    /// The sender, like `svc <svc@example.com>`.
+    pub from: String,
+    pub username: Option<String>,
+    pub password: Option<String>,
+    /// Upgrade the connection with STARTTLS before sending (required when true).
+    #[serde(default = "SmtpSettings::default_starttls")]
+    pub starttls: bool,
+}
+
+impl SmtpSettings {
+    fn default_port() -> u16 {
+        587
+    }
+
+    fn default_starttls() -> bool {
+        true
+    }
 }
 
 /// `[ci]`: the CI services this server talks to.
@@ -171,6 +209,10 @@ pub struct Config {
     pub rate_limits: RateLimitSettings,
     /// Header and body timeouts, connections per address.
     pub connections: ConnectionSettings,
+    /// Whether anyone may make an account (`/signup`).
+    pub signup: SignupSettings,
+    /// Where invite sign-in links are mailed through; none: the inviter passes them on.
+    pub smtp: Option<SmtpSettings>,
 }
 
 impl Config {
@@ -220,6 +262,8 @@ impl Config {
             agents: file.agents,
             rate_limits: file.rate_limits,
             connections: file.connections,
+            signup: file.signup,
+            smtp: file.smtp,
         }
         .checked()
     }
@@ -243,6 +287,8 @@ impl Config {
             agents: AgentsSettings::default(),
             rate_limits: RateLimitSettings::default(),
             connections: ConnectionSettings::default(),
+            signup: SignupSettings::default(),
+            smtp: None,
         }
     }
 
@@ -264,6 +310,14 @@ impl Config {
             bail!("the status secret must be at least 16 characters long");
         }
         self.agents.check()?;
+        if let Some(smtp) = &self.smtp {
+            smtp.from
+                .parse::<lettre::message::Mailbox>()
+                .map_err(|e| anyhow::anyhow!("[smtp] from {:?}: {e}", smtp.from))?;
+            if smtp.username.is_some() != smtp.password.is_some() {
+                bail!("[smtp] needs both username and password, or neither");
+            }
+        }
         if self.hooks.retry_delays.is_empty() {
             bail!("[hooks] retry_delays needs at least one delay");
         }
@@ -336,7 +390,8 @@ mod tests {
         std::fs::write(
             &file,
             "listen = \"127.0.0.1:9000\"\ndata_dir = \"/srv/svc\"\n[login]\ndevice_interval = 1\n\
-             [connections]\nper_address = 8\n",
+             [connections]\nper_address = 8\n[signup]\nopen = true\n\
+             [smtp]\nhost = \"mail.example.com\"\nfrom = \"svc <svc@example.com>\"\n",
         )
         .unwrap();
         let args = ServeArgs {
@@ -351,6 +406,9 @@ mod tests {
         assert_eq!(config.login.device_expires_in, 900);
         assert_eq!(config.connections.per_address, 8);
         assert_eq!(config.connections.header_timeout_secs, 10);
+        assert!(config.signup.open);
+        let smtp = config.smtp.as_ref().unwrap();
+        assert_eq!((smtp.port, smtp.starttls), (587, true));
 
         let args = ServeArgs {
             config: Some(file),

@@ -28,6 +28,7 @@ pub mod names;
 pub mod needs;
 pub mod oidc;
 pub mod paths;
+pub mod people;
 pub mod presence;
 pub mod rate_limit;
 pub mod releases;

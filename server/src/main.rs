@@ -5,6 +5,7 @@ use std::io::{BufRead, IsTerminal};
 use anyhow::{Context, bail};
 use clap::{Parser, Subcommand};
 use svc_server::config::{Config, LogFormat, ServeArgs};
+use svc_server::people;
 use svc_server::store::{Store, users};
 
 #[derive(Parser)]
@@ -41,6 +42,33 @@ enum Command {
 
 #[derive(Subcommand)]
 enum UserCommand {
+    /// Make an account (its email counts as verified) and print a one-time sign-in link,
+    /// valid 7 days, where the person sets their password
+    Add {
+        /// The person's email; invites waiting for it become memberships
+        email: String,
+        /// Their login [default: derived from the email]
+        #[arg(long)]
+        login: Option<String>,
+        /// Their name
+        #[arg(long)]
+        name: Option<String>,
+        /// Make them a site admin (they manage people with svc admin)
+        #[arg(long)]
+        admin: bool,
+    },
+    /// List every account: login, email, name, site admin, disabled
+    List,
+    /// Disable an account: its credentials and sessions end, and it cannot sign in
+    Disable {
+        /// The person's login
+        login: String,
+    },
+    /// Let a disabled account sign in again
+    Enable {
+        /// The person's login
+        login: String,
+    },
     /// Set the password a user signs in with in the browser, read from standard input
     SetPassword {
         /// The user's login
@@ -80,7 +108,114 @@ async fn run(command: Command, config: Config) -> anyhow::Result<()> {
             Box::pin(run(Command::Serve, config)).await
         }
         Command::User(UserCommand::SetPassword { login }) => set_password(&config, &login).await,
+        Command::User(UserCommand::Add {
+            email,
+            login,
+            name,
+            admin,
+        }) => {
+            let new = people::NewPerson {
+                email: &email,
+                login: login.as_deref(),
+                name: name.as_deref(),
+                admin,
+            };
+            add_user(&config, new).await
+        }
+        Command::User(UserCommand::List) => list_users(&config).await,
+        Command::User(UserCommand::Disable { login }) => set_disabled(&config, &login, true).await,
+        Command::User(UserCommand::Enable { login }) => set_disabled(&config, &login, false).await,
     }
+}
+
+async fn open_store(config: &Config) -> anyhow::Result<Store> {
+    std::fs::create_dir_all(&config.data_dir)?;
+    Ok(Store::open(&config.database_url).await?)
+}
+
+/// `user add`: the account and its sign-in link, printed for the operator to pass on.
+async fn add_user(config: &Config, new: people::NewPerson<'_>) -> anyhow::Result<()> {
+    let store = open_store(config).await?;
+    let mut tx = store.begin().await?;
+    let (user, link) = people::add(&mut tx, config.base(), new, None)
+        .await
+        .map_err(|e| anyhow::anyhow!(e.message))?;
+    tx.commit().await?;
+    store.close().await;
+    let admin = if user.site_admin { " (site admin)" } else { "" };
+    let expires = link
+        .expires_at
+        .format(&time::format_description::well_known::Rfc3339)?;
+    println!(
+        "Created user {}{admin} <{}>",
+        user.login,
+        user.email.as_deref().unwrap_or_default()
+    );
+    println!("Send them this sign-in link (it works once, until {expires}) to set a password:");
+    println!("{}", link.url);
+    Ok(())
+}
+
+/// `user list`: every account, by login.
+async fn list_users(config: &Config) -> anyhow::Result<()> {
+    let store = open_store(config).await?;
+    let mut conn = store.read().await?;
+    let mut after: Option<String> = None;
+    println!("LOGIN\tEMAIL\tNAME\tADMIN\tDISABLED");
+    loop {
+        let rows = users::page(conn.h(), after.as_deref(), 500).await?;
+        for u in &rows {
+            println!(
+                "{}\t{}\t{}\t{}\t{}",
+                u.login,
+                u.email.as_deref().unwrap_or(""),
+                u.name.as_deref().unwrap_or(""),
+                if u.site_admin { "admin" } else { "" },
+                if u.disabled_at.is_some() {
+                    "disabled"
+                } else {
+                    ""
+                },
+            );
+        }
+        match rows.last() {
+            Some(last) if rows.len() == 500 => after = Some(last.login.clone()),
+            _ => break,
+        }
+    }
+    drop(conn);
+    store.close().await;
+    Ok(())
+}
+
+/// `user disable` / `user enable`.
+async fn set_disabled(config: &Config, login: &str, disabled: bool) -> anyhow::Result<()> {
+    let store = open_store(config).await?;
+    let login = login.to_ascii_lowercase();
+    let mut tx = store.begin().await?;
+    let Some(user) = users::by_login(tx.h(), &login).await? else {
+        bail!("no user has the login {login} (see svc-server user list)");
+    };
+    if disabled {
+        let revoked = people::disable(&mut tx, &user).await?;
+        tx.commit().await?;
+        println!(
+            "Disabled {login}: {} credential(s) revoked; they cannot sign in until svc-server user enable {login}",
+            revoked.len()
+        );
+        if store.postgres().is_none() {
+            println!(
+                "A running server stops taking their credentials within a minute \
+                 (at once when a site admin disables them with svc admin user disable)."
+            );
+        }
+    } else {
+        users::set_disabled(tx.h(), &user.id, None).await?;
+        tx.commit().await?;
+        println!("Enabled {login}: they may sign in again");
+    }
+    store.close().await;
+    Ok(())
 }
 
 /// Makes the user for `email` with a machine credential (printed once) and a password
@@ -200,8 +335,7 @@ fn hash(password: &str) -> anyhow::Result<String> {
 }
 
 async fn set_password(config: &Config, login: &str) -> anyhow::Result<()> {
-    std::fs::create_dir_all(&config.data_dir)?;
-    let store = Store::open(&config.database_url).await?;
+    let store = open_store(config).await?;
     let login = login.to_ascii_lowercase();
     let mut tx = store.begin().await?;
     let Some(user) = users::by_login(tx.h(), &login).await? else {

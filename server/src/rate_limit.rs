@@ -66,12 +66,16 @@ pub enum Class {
 }
 
 /// The class of a request by its method and path; None for what is not counted (reads,
-/// the git door, pages, the CI webhook receiver).
+/// the git door, pages, the CI webhook receiver). The forms that make a session (a
+/// sign-in link's, sign-up's) count as signing in.
 pub fn class(method: &Method, path: &str) -> Option<Class> {
+    let post = method == Method::POST;
+    if post && (path == "/signup" || path.starts_with("/login/link/")) {
+        return Some(Class::SignIn);
+    }
     if !path.starts_with("/v1/") {
         return None;
     }
-    let post = method == Method::POST;
     let get = method == Method::GET || method == Method::HEAD;
     match path {
         "/v1/login/token" if post => Some(Class::DevicePoll),
@@ -216,6 +220,9 @@ mod tests {
         let c = |m: Method, p: &str| class(&m, p);
         assert_eq!(c(Method::POST, "/v1/login/password"), Some(Class::SignIn));
         assert_eq!(c(Method::POST, "/v1/login/device"), Some(Class::SignIn));
+        assert_eq!(c(Method::POST, "/signup"), Some(Class::SignIn));
+        assert_eq!(c(Method::POST, "/login/link/x"), Some(Class::SignIn));
+        assert_eq!(c(Method::GET, "/login/link/x"), None);
         assert_eq!(c(Method::GET, "/v1/login/browser"), Some(Class::SignIn));
         assert_eq!(c(Method::GET, "/v1/login/callback"), Some(Class::SignIn));
         assert_eq!(c(Method::POST, "/v1/users"), Some(Class::SignIn));

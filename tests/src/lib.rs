@@ -10,6 +10,7 @@ pub mod machine;
 pub mod pg;
 mod process;
 pub mod receiver;
+pub mod smtp_sink;
 pub mod snapshot;
 pub mod web;
 pub mod ws;
@@ -21,7 +22,10 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use svc_protocol::user::UserWithCredential;
 use svc_server::agents::settings::AgentsSettings;
-use svc_server::config::{BuildkiteSettings, Config, HooksSettings, LoginSettings, OidcSettings};
+use svc_server::config::{
+    BuildkiteSettings, Config, HooksSettings, LoginSettings, OidcSettings, SignupSettings,
+    SmtpSettings,
+};
 use svc_server::connections::ConnectionSettings;
 use svc_server::rate_limit::RateLimitSettings;
 use tokio::sync::oneshot;
@@ -65,6 +69,8 @@ pub struct TestAppBuilder {
     agents_toml: String,
     rate_limits: RateLimitSettings,
     connections: ConnectionSettings,
+    signup: SignupSettings,
+    smtp: Option<SmtpSettings>,
     process: bool,
 }
 
@@ -135,6 +141,25 @@ impl TestAppBuilder {
         self
     }
 
+    /// `[signup] open = true`: anyone may make an account at `/signup`.
+    pub fn open_signup(mut self) -> Self {
+        self.signup.open = true;
+        self
+    }
+
+    /// `[smtp]` pointing at a sink on loopback `port`, without STARTTLS.
+    pub fn smtp(mut self, port: u16) -> Self {
+        self.smtp = Some(SmtpSettings {
+            host: "127.0.0.1".into(),
+            port,
+            from: "svc <svc@example.com>".into(),
+            username: None,
+            password: None,
+            starttls: false,
+        });
+        self
+    }
+
     pub fn oidc(mut self, settings: OidcSettings) -> Self {
         self.oidc = Some(settings);
         self
@@ -162,6 +187,8 @@ impl TestAppBuilder {
         config.agents = self.agents;
         config.rate_limits = self.rate_limits;
         config.connections = self.connections;
+        config.signup = self.signup;
+        config.smtp = self.smtp;
         config.status_secret = Some(STATUS_SECRET.to_owned());
         let (running, settings_file) = if self.process {
             drop(listener);
@@ -245,6 +272,8 @@ impl TestApp {
                 ..RateLimitSettings::default()
             },
             connections: ConnectionSettings::default(),
+            signup: SignupSettings::default(),
+            smtp: None,
         }
     }
 

@@ -40,6 +40,7 @@ pub(crate) fn write_settings(dir: &Path, config: &Config, agents: &str) -> PathB
             "writes_per_minute": rates.writes_per_minute,
             "forwarded_for": rates.forwarded_for,
         },
+        "signup": { "open": config.signup.open },
         "connections": {
             "header_timeout_secs": connections.header_timeout_secs,
             "body_idle_secs": connections.body_idle_secs,

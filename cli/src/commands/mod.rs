@@ -1,5 +1,6 @@
 //! Every command: one file per leaf command, a folder per group.
 
+pub mod admin;
 pub mod agent;
 pub mod api;
 pub mod artifact;
@@ -19,6 +20,7 @@ pub mod label;
 pub mod login;
 pub mod logout;
 pub mod mcp;
+pub mod member;
 pub mod meta;
 pub mod monorepo;
 pub mod org;
@@ -75,6 +77,10 @@ pub enum Command {
     #[command(subcommand)]
     Org(org::Command),
     #[command(subcommand)]
+    Member(member::Command),
+    #[command(subcommand)]
+    Admin(admin::Command),
+    #[command(subcommand)]
     Issue(issue::Command),
     #[command(subcommand)]
     Agent(agent::Command),
@@ -121,6 +127,8 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Credential(cmd) => credential::run(g, cmd),
         Command::Monorepo(cmd) => monorepo::run(g, cmd),
         Command::Org(cmd) => org::run(g, cmd),
+        Command::Member(cmd) => member::run(g, cmd),
+        Command::Admin(cmd) => admin::run(g, cmd),
         Command::Issue(cmd) => issue::run(g, cmd),
         Command::Agent(cmd) => agent::run(g, cmd),
         Command::Label(cmd) => label::run(g, cmd),

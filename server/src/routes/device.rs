@@ -82,7 +82,9 @@ pub async fn start(State(state): State<AppState>, body: Bytes) -> ApiResult<Json
 /// `access_denied`.
 #[utoipa::path(post, path = "/v1/login/token", tag = "login", security(()),
     request_body = DeviceTokenRequest,
-    responses((status = 200, body = UserWithCredential), (status = 400, body = ApiErrorBody)))]
+    responses((status = 200, body = UserWithCredential, description = "approved: the person and the machine's credential"),
+        (status = 400, body = ApiErrorBody, description = "`authorization_pending`, `slow_down`, `expired_token`, `access_denied` or `invalid_grant`"),
+        (status = 403, body = ApiErrorBody, description = "`account_disabled`: the person was disabled")))]
 pub async fn poll(
     State(state): State<AppState>,
     Json(body): Json<DeviceTokenRequest>,
@@ -130,6 +132,7 @@ pub async fn poll(
             let user = users::by_id(tx.h(), &user_id)
                 .await?
                 .ok_or_else(|| ApiError::not_found("user"))?;
+            crate::people::check_enabled(&user)?;
             let machine = row.machine.as_deref().unwrap_or(DEFAULT_MACHINE);
             let credential = accounts::issue_credential(
                 &mut tx,

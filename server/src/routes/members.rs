@@ -15,6 +15,7 @@ use crate::authz::Need;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Json, Path};
 use crate::paths::{InvitePath, MemberPath, MonorepoPath};
+use crate::people;
 use crate::state::AppState;
 use crate::store::monorepos::{self, InviteRow};
 use crate::store::{H, now_ms, time_of, users};
@@ -147,11 +148,17 @@ async fn member_of(
 }
 
 /// Invites by email (owners): 200 `added` when someone signed in with that email
-/// before, else 201 `invited`, accepted at that email's first verified sign-in.
+/// before, else 201 `invited`, accepted at that email's first verified sign-in. When no
+/// one has an account with that email and the server signs people in itself (no OpenID
+/// Connect provider), the answer carries a one-time `sign_in_link` (7 days) for the
+/// inviter to pass on; with `[smtp]` the server mails it instead (`mailed: true`).
 #[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/invites", tag = "members", request_body = CreateInvite,
     params(MonorepoPath),
-    responses((status = 200, body = InviteAnswer), (status = 201, body = InviteAnswer),
-        (status = 400, body = ApiErrorBody), (status = 403, body = ApiErrorBody), (status = 404, body = ApiErrorBody)))]
+    responses((status = 200, body = InviteAnswer, description = "added: that email's person is a member now"),
+        (status = 201, body = InviteAnswer, description = "invited (with `sign_in_link`, or `mailed`, for an email with no account on a server without an identity provider)"),
+        (status = 400, body = ApiErrorBody, description = "`bad_email`"),
+        (status = 403, body = ApiErrorBody, description = "a member, not an owner"),
+        (status = 404, body = ApiErrorBody, description = "no such monorepo, or the caller is outside it")))]
 pub async fn invite(
     State(state): State<AppState>,
     caller: Caller,
@@ -167,7 +174,8 @@ pub async fn invite(
     let known = users::by_email(tx.h(), &email)
         .await?
         .filter(|u| u.email_verified);
-    let answer = match known {
+    let mut link = None;
+    let mut answer = match known {
         Some(user) => {
             let current = own_role(tx.h(), &id, &user.id).await?;
             let role = current.map_or(role, |r| r.max(role));
@@ -196,15 +204,33 @@ pub async fn invite(
                 created_at: now,
             };
             monorepos::put_invite(tx.h(), &row).await?;
+            link = people::invite_link(&state, &mut tx, &row.email, &caller.user_id).await?;
             (
                 StatusCode::CREATED,
                 InviteAnswer::Invited {
                     invite: invite_view(&row),
+                    sign_in_link: None,
+                    link_expires_at: None,
+                    mailed: false,
                 },
             )
         }
     };
     tx.commit().await?;
+    if let InviteAnswer::Invited {
+        invite,
+        sign_in_link,
+        link_expires_at,
+        mailed,
+    } = &mut answer.1
+    {
+        let place = format!(
+            "the monorepo {}/{}",
+            access.monorepo.owner, access.monorepo.name
+        );
+        (*sign_in_link, *link_expires_at, *mailed) =
+            people::deliver(&state, link, &invite.email, &caller.login, &place).await;
+    }
     Ok((answer.0, Json(answer.1)).into_response())
 }
 

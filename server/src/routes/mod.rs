@@ -2,6 +2,7 @@
 //! [`api`], which also builds the OpenAPI document, so the document cannot miss one.
 
 pub(crate) mod activity;
+pub(crate) mod admin;
 pub(crate) mod agents;
 pub(crate) mod artifact_comments;
 pub(crate) mod artifacts;
@@ -49,6 +50,9 @@ use crate::state::AppState;
 #[openapi(
     info(title = "svc", description = "Monorepo hosting and collaboration service"),
     tags(
+        (name = "admin", description = "The server's people, for its site admins: the first \
+            person ever made on the server, and whoever was made with `admin: true` (or \
+            `svc-server user add --admin`). Anyone else gets 404, as for a route that does not exist."),
         (name = "credentials", description = "A credential carries permissions beyond its person's role. \
             `write_builds` (rebuild and cancel CI builds, retry their jobs) is held by machine \
             credentials and browser sessions; a sandbox credential holds it only when made with \
@@ -114,6 +118,9 @@ pub fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(session::callback))
         .routes(routes!(session::password))
         .routes(routes!(session::logout))
+        .routes(routes!(admin::create, admin::list))
+        .routes(routes!(admin::disable))
+        .routes(routes!(admin::enable))
         .routes(routes!(monorepos::create, monorepos::list))
         .routes(routes!(
             monorepos::get,

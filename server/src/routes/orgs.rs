@@ -16,6 +16,7 @@ use crate::authz::{OrgAccess, OrgNeed};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Json, Path};
 use crate::paths::{OrgInvitePath, OrgMemberPath, OrgPath};
+use crate::people;
 use crate::state::AppState;
 use crate::store::orgs::{self, OrgInviteRow, OrgMemberRow, OrgRow};
 use crate::store::{H, now_ms, time_of, users};
@@ -211,14 +212,18 @@ pub async fn remove_member(
 
 /// Invites by email (owners): 200 `added` when someone signed in with that verified
 /// email before, else 201 `invited`, which becomes a membership at that email's first
-/// verified sign-in. The role is `member` unless given.
+/// verified sign-in. The role is `member` unless given. When no one has an account with
+/// that email and the server signs people in itself (no OpenID Connect provider), the
+/// answer carries a one-time `sign_in_link` (7 days) for the inviter to pass on, where
+/// the invitee makes their account and joins; with `[smtp]` the server mails it instead
+/// (`mailed: true`).
 #[utoipa::path(post, path = "/v1/orgs/{org}/invites", tag = "orgs", params(OrgPath),
     request_body = CreateInvite,
     responses((status = 200, body = OrgInviteAnswer, description = "added"),
-        (status = 201, body = OrgInviteAnswer, description = "invited"),
+        (status = 201, body = OrgInviteAnswer, description = "invited (with `sign_in_link`, or `mailed`, for an email with no account on a server without an identity provider)"),
         (status = 400, body = ApiErrorBody, description = "bad_email"),
-        (status = 403, body = ApiErrorBody),
-        (status = 404, body = ApiErrorBody)))]
+        (status = 403, body = ApiErrorBody, description = "a member, not an owner"),
+        (status = 404, body = ApiErrorBody, description = "no such org, or the caller is outside it")))]
 pub async fn invite(
     State(state): State<AppState>,
     caller: Caller,
@@ -234,7 +239,8 @@ pub async fn invite(
     let known = users::by_email(tx.h(), &email)
         .await?
         .filter(|u| u.email_verified);
-    let (status, answer) = match known {
+    let mut link = None;
+    let (status, mut answer) = match known {
         Some(user) => {
             let current = orgs::role(tx.h(), &org, &user.id)
                 .await?
@@ -262,13 +268,31 @@ pub async fn invite(
                 created_at: now,
             };
             orgs::put_invite(tx.h(), &row).await?;
+            link = people::invite_link(&state, &mut tx, &row.email, &caller.user_id).await?;
             let invite = invite_view(&row);
-            (StatusCode::CREATED, OrgInviteAnswer::Invited { invite })
+            let answer = OrgInviteAnswer::Invited {
+                invite,
+                sign_in_link: None,
+                link_expires_at: None,
+                mailed: false,
+            };
+            (StatusCode::CREATED, answer)
         }
     };
     tx.commit().await?;
     if status == StatusCode::OK {
         state.live.access_changed().await;
+    }
+    if let OrgInviteAnswer::Invited {
+        invite,
+        sign_in_link,
+        link_expires_at,
+        mailed,
+    } = &mut answer
+    {
+        let place = format!("the organization {}", path.org.to_ascii_lowercase());
+        (*sign_in_link, *link_expires_at, *mailed) =
+            people::deliver(&state, link, &invite.email, &caller.login, &place).await;
     }
     Ok((status, Json(answer)).into_response())
 }

@@ -140,7 +140,7 @@ pub struct CallbackQuery {
 #[utoipa::path(get, path = "/v1/login/callback", tag = "login", security(()), params(CallbackQuery),
     responses((status = 303, description = "signed in; back to return_to"),
         (status = 400, body = ApiErrorBody),
-        (status = 403, body = ApiErrorBody, description = "`wrong_browser`: not the browser that began the sign-in"),
+        (status = 403, body = ApiErrorBody, description = "`wrong_browser`: not the browser that began the sign-in; `account_disabled`: the person was disabled"),
         (status = 404, body = ApiErrorBody), (status = 502, body = ApiErrorBody)))]
 pub async fn callback(
     State(state): State<AppState>,
@@ -201,6 +201,7 @@ pub async fn callback(
         })?;
     let mut tx = state.store.begin().await?;
     let user = user_for_claims(&mut tx, &claims).await?;
+    crate::people::check_enabled(&user)?;
     let session =
         accounts::issue_credential(&mut tx, &user.id, "browser", CredentialKind::Browser, None)
             .await?;
@@ -258,6 +259,7 @@ async fn user_for_claims(tx: &mut Tx, claims: &Claims) -> ApiResult<users::UserR
                     email_verified: claims.email_verified,
                     name: name.as_deref(),
                     password_hash: None,
+                    site_admin: false,
                 },
             )
             .await?
@@ -269,8 +271,9 @@ async fn user_for_claims(tx: &mut Tx, claims: &Claims) -> ApiResult<users::UserR
 
 /// Signs in with the built-in local provider's password; sets the session cookie.
 #[utoipa::path(post, path = "/v1/login/password", tag = "login", security(()), request_body = PasswordLogin,
-    responses((status = 200, body = User), (status = 401, body = ApiErrorBody),
-        (status = 403, body = ApiErrorBody, description = "foreign or missing Origin")))]
+    responses((status = 200, body = User, description = "signed in: the session cookie is set"),
+        (status = 401, body = ApiErrorBody, description = "wrong login or password"),
+        (status = 403, body = ApiErrorBody, description = "`bad_origin`: foreign or missing Origin; `account_disabled`: the person was disabled")))]
 pub async fn password(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -296,6 +299,7 @@ pub async fn password(
     let Some(user) = user.filter(|_| matches && hash.is_some()) else {
         return Err(ApiError::unauthorized("wrong login or password"));
     };
+    crate::people::check_enabled(&user)?;
     let mut tx = state.store.begin().await?;
     let session =
         accounts::issue_credential(&mut tx, &user.id, "browser", CredentialKind::Browser, None)

@@ -61,7 +61,7 @@ pub async fn by_token_hash(h: H<'_>, token_hash: &[u8]) -> Result<Option<TokenMa
                 credentials.permissions, credentials.token_hash, credentials.last_used_at, credentials.created_at,
                 credentials.expires_at, credentials.scope
          FROM credentials JOIN users ON users.id = credentials.user_id
-         WHERE credentials.token_hash = $1",
+         WHERE credentials.token_hash = $1 AND users.disabled_at IS NULL",
     )
     .bind(token_hash)
     .fetch_optional(c)
@@ -116,4 +116,19 @@ pub async fn delete(mut h: H<'_>, user_id: &str, id: &str) -> Result<bool> {
             .await?;
     }
     Ok(done > 0)
+}
+
+/// Revokes every credential of the user (each announced as [`delete`] does); answers
+/// their ids, for the caller to evict from this process's cache.
+pub async fn delete_all(mut h: H<'_>, user_id: &str) -> Result<Vec<String>> {
+    let ids: Vec<String> = on!(h.reborrow(), c => sqlx::query_scalar(
+        "SELECT id FROM credentials WHERE user_id = $1",
+    )
+    .bind(user_id)
+    .fetch_all(c)
+    .await?);
+    for id in &ids {
+        delete(h.reborrow(), user_id, id).await?;
+    }
+    Ok(ids)
 }

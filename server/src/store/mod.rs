@@ -28,6 +28,7 @@ pub mod presence;
 pub mod releases;
 pub mod repos;
 pub mod reviews;
+pub mod sign_in_links;
 mod sqlite;
 pub mod statuses;
 pub mod tags;

@@ -12,10 +12,13 @@ pub struct UserRow {
     pub picture_url: Option<String>,
     pub password_hash: Option<String>,
     pub created_at: i64,
+    /// Manages the server's people (`/v1/admin`).
+    pub site_admin: bool,
+    /// When an admin or the operator disabled the person; none while they may sign in.
+    pub disabled_at: Option<i64>,
 }
 
-const COLUMNS: &str =
-    "id, login, email, email_verified, name, picture_url, password_hash, created_at";
+const COLUMNS: &str = "id, login, email, email_verified, name, picture_url, password_hash, created_at, site_admin, disabled_at";
 
 /// Claims the login in the namespace table and creates the user; a taken login or
 /// email fails with a unique violation and writes nothing once the caller rolls back.
@@ -27,8 +30,8 @@ pub async fn insert(h: H<'_>, user: &UserRow) -> Result<()> {
             .execute(&mut *c)
             .await?;
         sqlx::query(
-            "INSERT INTO users (id, login, email, email_verified, name, picture_url, password_hash, created_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+            "INSERT INTO users (id, login, email, email_verified, name, picture_url, password_hash, created_at, site_admin)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
         )
         .bind(&user.id)
         .bind(&user.login)
@@ -38,6 +41,7 @@ pub async fn insert(h: H<'_>, user: &UserRow) -> Result<()> {
         .bind(&user.picture_url)
         .bind(&user.password_hash)
         .bind(user.created_at)
+        .bind(user.site_admin)
         .execute(&mut *c)
         .await?;
     });
@@ -113,5 +117,31 @@ pub async fn set_password(h: H<'_>, id: &str, password_hash: &str) -> Result<()>
 pub async fn set_email(h: H<'_>, id: &str, email: Option<&str>, verified: bool) -> Result<()> {
     on!(h, c => sqlx::query("UPDATE users SET email = $2, email_verified = $3 WHERE id = $1")
         .bind(id).bind(email).bind(verified).execute(c).await?.rows_affected());
+    Ok(())
+}
+
+/// Whether anyone has an account yet: the first one made runs the server (site admin).
+pub async fn any(h: H<'_>) -> Result<bool> {
+    let found: Option<String> =
+        on!(h, c => sqlx::query_scalar("SELECT id FROM users LIMIT 1").fetch_optional(c).await?);
+    Ok(found.is_some())
+}
+
+/// A page of every person by login, after the login `after` (the previous page's last).
+pub async fn page(h: H<'_>, after: Option<&str>, limit: i64) -> Result<Vec<UserRow>> {
+    let sql = format!("SELECT {COLUMNS} FROM users WHERE login > $1 ORDER BY login LIMIT $2");
+    Ok(on!(h, c => sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        .bind(after.unwrap_or(""))
+        .bind(limit)
+        .fetch_all(c)
+        .await?))
+}
+
+/// Disables the person at `at` (keeping an earlier time), or enables them (`None`).
+pub async fn set_disabled(h: H<'_>, id: &str, at: Option<i64>) -> Result<()> {
+    on!(h, c => sqlx::query(
+        "UPDATE users SET disabled_at = CASE WHEN $2 IS NULL THEN NULL ELSE COALESCE(disabled_at, $2) END WHERE id = $1",
+    )
+    .bind(id).bind(at).execute(c).await?.rows_affected());
     Ok(())
 }

@@ -14,6 +14,7 @@ mod issues;
 pub(crate) mod markdown;
 mod monorepo;
 mod page;
+mod people;
 mod releases;
 mod signin;
 
@@ -27,6 +28,7 @@ use crate::state::AppState;
 pub fn router() -> axum::Router<AppState> {
     axum::Router::new()
         .merge(signin::router())
+        .merge(people::router())
         .merge(assets::router())
         .route("/", get(home::page))
         .route("/{owner}/{monorepo}", get(monorepo::page))

@@ -53,9 +53,19 @@ struct LoginQuery {
 
 /// The local identity provider's sign-in form. Where to go next rides in a `data-`
 /// attribute, where HTML escaping is the right escaping (inside `<script>` it is not).
-async fn login_page(Query(q): Query<LoginQuery>) -> Response {
+/// With `[signup] open = true` it leads to sign-up too.
+async fn login_page(State(state): State<AppState>, Query(q): Query<LoginQuery>) -> Response {
     let return_to = safe_return_to(q.return_to.as_deref());
-    page(LOGIN_PAGE.replace("{return_to}", &escape(&return_to)))
+    let signup = if state.config.signup.open {
+        SIGNUP_LINK
+    } else {
+        ""
+    };
+    page(
+        LOGIN_PAGE
+            .replace("{return_to}", &escape(&return_to))
+            .replace("{signup}", signup),
+    )
 }
 
 /// Only a path on this host: `/x`, never `//host` or a backslash trick. Where a browser
@@ -74,7 +84,8 @@ pub fn safe_return_to(path: Option<&str>) -> String {
     }
 }
 
-fn page(body: String) -> Response {
+/// A sign-in page: `body` inside the shared head, under the sign-in pages' CSP.
+pub(super) fn page(body: String) -> Response {
     let mut response = Html(format!("{HEAD}{body}</main></body></html>")).into_response();
     response.headers_mut().insert(
         header::CONTENT_SECURITY_POLICY,
@@ -122,10 +133,12 @@ document.getElementById('f').addEventListener('submit', async (e) => {
 });
 </script>"#;
 
+const SIGNUP_LINK: &str = r#"<p>New here? <a href="/signup">Create an account</a></p>"#;
+
 const LOGIN_PAGE: &str = r#"<h1>Sign in to svc</h1>
 <form id="f" data-return-to="{return_to}"><label>Login or email <input id="login" autocomplete="username" required></label>
 <label>Password <input id="password" type="password" autocomplete="current-password" required></label>
-<button>Sign in</button></form><p id="msg"></p>
+<button>Sign in</button></form><p id="msg"></p>{signup}
 <script>
 const form = document.getElementById('f');
 form.addEventListener('submit', async (e) => {

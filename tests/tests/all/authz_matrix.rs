@@ -224,6 +224,9 @@ enum Rule {
     /// Removing one's own membership row: a person's write (no agent session's), 404
     /// without one.
     Leave,
+    /// A site admin (ann, the server's first person); everyone else 404, as for a route
+    /// that does not exist.
+    SiteAdmin,
 }
 
 /// What a row re-makes before each allowed cell (or, for [`Prep::Leave`], before every
@@ -249,6 +252,8 @@ enum Prep {
     OrgZed,
     /// A new person with a row in the monorepo (the standing zed stays).
     MemberZed,
+    /// A new person, in nothing (for the admin's disable and enable).
+    NewPerson,
     OwnCredential,
     FreshLogin,
     DeviceCode,
@@ -433,6 +438,12 @@ fn expected(row: &Row, kind: Kind) -> Class {
     }
     match row.rule {
         SignedIn | OrgSignedIn => return Class::Allowed,
+        SiteAdmin => {
+            return match who {
+                OrgOwner => Class::Allowed,
+                _ => Class::NotFound,
+            };
+        }
         OrgPeople => {
             return match who {
                 OrgOwner | OrgMember => Class::Allowed,
@@ -509,7 +520,7 @@ fn expected(row: &Row, kind: Kind) -> Class {
             _ => Class::NotFound,
         },
         Public | PasswordLogin | Bootstrap | CiWebhook | SignedIn | OrgSignedIn | OrgPeople
-        | OrgOwners => unreachable!("decided above"),
+        | OrgOwners | SiteAdmin => unreachable!("decided above"),
     }
 }
 
@@ -1204,6 +1215,11 @@ fn rows(w: &World) -> Vec<Row> {
         post("/v1/login/password", PasswordLogin)
             .json(json!({"login": "carol", "password": PASSWORD})),
         post("/v1/users", Bootstrap).json(json!({"email": "boot-{k}@example.com"})),
+        // The server's people, for its site admins.
+        post("/v1/admin/users", SiteAdmin).json(json!({"email": "admin-made-{k}@example.com"})),
+        get("/v1/admin/users", SiteAdmin),
+        post("/v1/admin/users/{login}/disable", SiteAdmin).prep(Prep::NewPerson),
+        post("/v1/admin/users/{login}/enable", SiteAdmin).prep(Prep::NewPerson),
         // The caller's own.
         get("/v1/user", SignedIn),
         patch("/v1/user", SignedIn).json(json!({})),
@@ -1803,6 +1819,10 @@ impl World {
                 let path = format!("/v1/orgs/acme/members/{made}");
                 self.ann(Method::PUT, &path, json!({"role": "member"}))
                     .await;
+                p.params.push(("login", made));
+            }
+            Prep::NewPerson => {
+                self.person(&made).await;
                 p.params.push(("login", made));
             }
             Prep::MemberZed => {

@@ -50,6 +50,7 @@ mod monorepos;
 mod needs;
 mod org_access;
 mod orgs;
+mod people;
 mod presence;
 mod rate_limits;
 mod readme;

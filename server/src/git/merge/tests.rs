@@ -448,6 +448,8 @@ fn an_author_whose_name_or_email_has_nothing_git_can_write_is_their_login() {
         picture_url: None,
         password_hash: None,
         created_at: 0,
+        site_admin: false,
+        disabled_at: None,
     };
     assert_eq!(
         Person::author(&user),
