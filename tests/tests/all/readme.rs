@@ -6,7 +6,8 @@
 //! What the reader does by hand the test does the way a person would: it types the
 //! password at quickstart's prompts (through a terminal made by `script`), and approves
 //! `svc login`'s code in "the browser" (the password sign-in and the approve call the
-//! device page makes). The server's operator settings (a stand-in Buildkite, a runner
+//! device page makes); a sign-in link printed for someone else is opened by them, who
+//! set their password there. The server's operator settings (a stand-in Buildkite, a runner
 //! for agents) come from the environment, as an operator's would.
 //!
 //! Block rules (README authors): a line `$ cmd` runs `cmd` (a trailing `\` continues it
@@ -133,6 +134,10 @@ struct Reader {
     background: Vec<Child>,
     /// Terminals' inputs kept open while their programs run.
     keep: Vec<std::process::ChildStdin>,
+    /// Sign-in links printed for other people, to be opened by them.
+    links: Vec<String>,
+    /// People brought in through such links.
+    people: usize,
 }
 
 impl Reader {
@@ -198,6 +203,45 @@ impl Reader {
         }
         if let Ok(cwd) = std::fs::read_to_string(&state) {
             self.cwd = PathBuf::from(cwd.trim());
+        }
+        self.links.extend(
+            text.split_whitespace()
+                .filter(|w| w.starts_with(&format!("{SERVER}/login/link/")))
+                .map(str::to_owned),
+        );
+    }
+
+    /// Each sign-in link the walkthrough printed, opened by the person it was for, who
+    /// chooses a password there and is signed in.
+    async fn follow_links(&mut self) {
+        let client = svc_tests::client();
+        for link in std::mem::take(&mut self.links) {
+            let page = client.get(&link).send().await.expect("open the link");
+            assert_eq!(page.status(), StatusCode::OK, "{link}");
+            let r = client
+                .post(&link)
+                .header(header::ORIGIN, SERVER)
+                .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+                .body("password=bobs-password-1&password_again=bobs-password-1")
+                .send()
+                .await
+                .expect("set the password");
+            assert_eq!(r.status(), StatusCode::SEE_OTHER, "{link}");
+            let cookie = r.headers()[header::SET_COOKIE]
+                .to_str()
+                .unwrap()
+                .split(';')
+                .next()
+                .unwrap()
+                .to_owned();
+            let me = client
+                .get(format!("{SERVER}/v1/user"))
+                .header(header::COOKIE, cookie)
+                .send()
+                .await
+                .expect("who am I");
+            assert_eq!(me.status(), StatusCode::OK, "signed in through {link}");
+            self.people += 1;
         }
     }
 
@@ -454,6 +498,8 @@ async fn the_walkthrough_runs_as_written() {
         )],
         background: Vec::new(),
         keep: Vec::new(),
+        links: Vec::new(),
+        people: 0,
     };
     for block in &blocks {
         let first = block.cmds.first().map_or("", |c| c.line.as_str());
@@ -465,8 +511,10 @@ async fn the_walkthrough_runs_as_written() {
             reader.login(block).await;
         } else {
             reader.run(block);
+            reader.follow_links().await;
         }
     }
+    assert_eq!(reader.people, 1, "the walkthrough brings in a second person");
 }
 
 /// The changelog the README links: dated entries (`## YYYY-MM-DD`, UTC), newest first.
