@@ -14,9 +14,10 @@ use std::time::{Duration, Instant};
 use crate::socket_gate::SocketGates;
 use crate::store::credentials::TokenMatch;
 
-/// How long an entry is trusted without the database: bounds any staleness that no
-/// eviction covers (there is none today; this is the belt to the braces).
-const TTL: Duration = Duration::from_secs(60);
+/// How long an entry is trusted without the database: bounds the staleness no eviction
+/// covers, which is a revocation written by another process on SQLite (`svc-server user
+/// disable` beside a running server): the 15 s the specification allows other servers.
+const TTL: Duration = Duration::from_secs(15);
 /// Entries kept; past this the cache starts over.
 const CAPACITY: usize = 10_000;
 /// The PostgreSQL channel revocations are announced on.

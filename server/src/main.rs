@@ -205,7 +205,7 @@ async fn set_disabled(config: &Config, login: &str, disabled: bool) -> anyhow::R
         );
         if store.postgres().is_none() {
             println!(
-                "A running server stops taking their credentials within a minute \
+                "A running server stops taking their credentials within 15 seconds \
                  (at once when a site admin disables them with svc admin user disable)."
             );
         }

@@ -330,6 +330,24 @@ async fn worktrees_are_announced_and_carry_trailers() {
         "{err}"
     );
     a.m.git(&api(&a), &["switch", "-q", "main"]);
+    // -R names the repo as every other command does; the branch alone follows.
+    let out = a.svc(&["worktree", "add", "-R", "ann/mono/api", "topic", "--json"]);
+    assert!(out.status.success(), "{}", all_output(&out));
+    let made: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (made["repo"].as_str(), made["branch"].as_str()),
+        (Some("api"), Some("topic")),
+        "{made}"
+    );
+    let out = a.svc(&["worktree", "add", "-R", "ann/mono/api", "api", "topic"]);
+    assert_eq!(out.status.code(), Some(1), "{}", all_output(&out));
+    let out = a.svc(&[
+        "worktree",
+        "remove",
+        made["id"].as_str().unwrap(),
+        "--force",
+    ]);
+    assert!(out.status.success(), "{}", all_output(&out));
 
     let out = a.svc(&["worktree", "remove", &id, "--force"]);
     assert!(out.status.success(), "{}", all_output(&out));

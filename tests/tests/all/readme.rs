@@ -514,7 +514,10 @@ async fn the_walkthrough_runs_as_written() {
             reader.follow_links().await;
         }
     }
-    assert_eq!(reader.people, 1, "the walkthrough brings in a second person");
+    assert_eq!(
+        reader.people, 1,
+        "the walkthrough brings in a second person"
+    );
 }
 
 /// The changelog the README links: dated entries (`## YYYY-MM-DD`, UTC), newest first.

@@ -39,8 +39,8 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
         return worktree::add::run(
             global,
             &worktree::add::Args {
-                repo: target.repo.clone(),
-                branch: branch.name.clone(),
+                names: vec![target.repo.clone(), branch.name.clone()],
+                repo: None,
                 path: None,
             },
         );

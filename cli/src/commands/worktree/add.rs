@@ -16,11 +16,19 @@ use crate::error::{CommandError, Result};
 use crate::terminal::errln;
 
 /// Make a worktree for a branch of a repo (the branch is made from main when new)
+///
+/// The repo is named first (its name or its path in the clone you are in, else in the
+/// only clone), or with -R <owner>/<monorepo>/<repo> (a clone of that monorepo on this
+/// machine); then the branch: `svc worktree add services-api docs`, `svc worktree add -R
+/// you/web/services/api docs`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The repo's name in the monorepo
-    pub repo: String,
-    pub branch: String,
+    /// The repo (its name or path) and the branch; only the branch with -R
+    #[arg(value_name = "REPO] [BRANCH", num_args = 1..=2, required = true)]
+    pub names: Vec<String>,
+    /// <owner>/<monorepo>/<repo>: the repo, in this machine's clone of that monorepo
+    #[arg(short = 'R', long = "repo", value_name = "OWNER/MONOREPO/REPO")]
+    pub repo: Option<String>,
     /// Where [default: <clone>.worktrees/<repo>/<branch>]
     #[arg(long)]
     pub path: Option<PathBuf>,
@@ -45,6 +53,53 @@ if [ -n "$SVC_AGENT" ]; then
 fi
 exit 0
 "#;
+
+/// The repo and the branch the arguments name, and the clone of the monorepo `-R` names
+/// (else the one holding the current directory, else the only one).
+fn named(args: &Args, clones: &Clones) -> Result<(String, String, PathBuf, crate::config::Clone)> {
+    let usage = || {
+        CommandError::user(
+            "name the repo and the branch, or -R <owner>/<monorepo>/<repo> and the branch",
+        )
+        .hint(
+            "svc worktree add services-api docs, or svc worktree add -R you/web/services/api docs",
+        )
+    };
+    match (&args.repo, args.names.as_slice()) {
+        (None, [repo, branch]) => {
+            let (root, clone) = clone_here(clones)?;
+            Ok((repo.clone(), branch.clone(), root, clone))
+        }
+        (Some(full), [branch]) => {
+            let mut parts = full.splitn(3, '/');
+            let (Some(owner), Some(monorepo), Some(repo)) =
+                (parts.next(), parts.next(), parts.next())
+            else {
+                return Err(CommandError::user(format!(
+                    "-R {full} is not <owner>/<monorepo>/<repo>"
+                )));
+            };
+            let want = format!("{owner}/{monorepo}");
+            let here = std::env::current_dir()?;
+            let (path, clone) = clones
+                .clones
+                .iter()
+                .filter(|(_, c)| c.monorepo == want)
+                .max_by_key(|(path, _)| here.starts_with(path))
+                .ok_or_else(|| {
+                    CommandError::user(format!("{want} is not cloned on this machine"))
+                        .hint(format!("run svc clone {want}"))
+                })?;
+            Ok((
+                repo.trim_end_matches('/').to_owned(),
+                branch.clone(),
+                PathBuf::from(path),
+                clone.clone(),
+            ))
+        }
+        _ => Err(usage()),
+    }
+}
 
 /// The clone holding the current directory, else the only clone.
 fn clone_here(clones: &Clones) -> Result<(PathBuf, crate::config::Clone)> {
@@ -81,7 +136,7 @@ fn hex(bytes: &[u8]) -> String {
 
 pub fn run(global: &Global, args: &Args) -> Result<()> {
     let clones = Clones::load(&config_dir()?)?;
-    let (root, clone) = clone_here(&clones)?;
+    let (wanted, branch, root, clone) = named(args, &clones)?;
     let session = Session::open(Some(&clone.server))?;
     let m = format!("/v1/monorepos/{}", clone.monorepo);
     let monorepo: Monorepo = session.get(&m)?;
@@ -89,9 +144,9 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
     let repo = repos
         .items
         .into_iter()
-        .find(|r| r.name == args.repo)
+        .find(|r| r.name == wanted || r.path == wanted)
         .ok_or_else(|| {
-            CommandError::user(format!("{} has no repo {}", clone.monorepo, args.repo))
+            CommandError::user(format!("{} has no repo {wanted}", clone.monorepo))
                 .hint("see them with svc repo list")
         })?;
     let main = if monorepo.kind == MonorepoKind::Repo || repo.path == "." {
@@ -106,7 +161,7 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
             base.push(".worktrees");
             PathBuf::from(base)
                 .join(&repo.name)
-                .join(args.branch.replace('/', "-"))
+                .join(branch.replace('/', "-"))
         }
     };
     if path.exists() {
@@ -114,7 +169,7 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
             CommandError::user(format!("{} exists", path.display())).hint("pick another --path")
         );
     }
-    let branch = args.branch.as_str();
+    let branch = branch.as_str();
     git(&main, &["check-ref-format", "--branch", branch])?;
     git(&main, &["fetch", "--quiet", "origin"])?;
     let has = |r: &str| git(&main, &["rev-parse", "--verify", "--quiet", r]).is_ok();
