@@ -58,8 +58,15 @@ async fn first_push_creates_main_and_later_pushes_to_main_are_refused() {
         .get_json(&f.token, "/v1/monorepos/ann/mono/heads")
         .await;
     assert_eq!(heads["heads"][0]["head"], first.as_str());
+    // The repo's creation, then main's first push, both in main's collection.
     let ev = events(&f).await;
-    assert_eq!(ev.len(), 1);
+    assert_eq!(ev.len(), 2);
+    assert_eq!(
+        (ev[0]["kind"].as_str(), ev[0]["collection"].as_str()),
+        (Some("repo.created"), Some("default_heads"))
+    );
+    assert_eq!(ev[0]["row"]["default_head"], Value::Null, "{}", ev[0]);
+    let ev = &ev[1..];
     assert_eq!(
         (ev[0]["kind"].as_str(), ev[0]["collection"].as_str()),
         (Some("push"), Some("default_heads"))
@@ -87,7 +94,11 @@ async fn first_push_creates_main_and_later_pushes_to_main_are_refused() {
     );
     let remote = f.git.ok(&work, &["ls-remote", "origin", "refs/heads/main"]);
     assert!(remote.starts_with(&first), "main did not move: {remote}");
-    assert_eq!(events(&f).await.len(), 1);
+    assert_eq!(
+        events(&f).await.len(),
+        2,
+        "the repo's creation and main's first push"
+    );
 }
 
 #[tokio::test]
@@ -118,7 +129,17 @@ async fn branches_open_move_and_delete_with_events() {
         .filter(|e| e["kind"] != "branch.updated")
         .collect();
     let kinds: Vec<&str> = ev.iter().map(|e| e["kind"].as_str().unwrap()).collect();
-    assert_eq!(kinds, ["push", "branch.opened", "push", "branch.deleted"]);
+    assert_eq!(
+        kinds,
+        [
+            "repo.created",
+            "push",
+            "branch.opened",
+            "push",
+            "branch.deleted"
+        ]
+    );
+    let ev = &ev[1..];
     assert_eq!(
         (ev[1]["before"].as_str(), ev[1]["head"].as_str()),
         (Some("0".repeat(40).as_str()), Some(one.as_str()))

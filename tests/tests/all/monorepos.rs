@@ -393,7 +393,7 @@ async fn repos_meta_and_plain_repos() {
     let heads = app.get_json(&dev, "/v1/monorepos/dev/mono/heads").await;
     assert_eq!(
         heads,
-        json!({"seq": 0, "heads": [{"repo": "services-api", "default_branch": "main", "head": null}]})
+        json!({"seq": 1, "heads": [{"repo": "services-api", "default_branch": "main", "head": null}]})
     );
 
     // Settings are for owners.
