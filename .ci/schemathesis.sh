@@ -122,6 +122,11 @@ checks.positive_data_acceptance.expected-statuses = ["2XX", "400", "401", "403",
 [[operations]]
 include-path-regex = "/meta/blobs/[{]sha256[}]$"
 checks.positive_data_acceptance.expected-statuses = ["2XX", "400", "401", "403", "404", "409", "422"]
+# Site admins make people by emails and logins checked against rules (400, 409), and
+# may not disable themselves (400).
+[[operations]]
+include-path-regex = "^/v1/admin/users"
+checks.positive_data_acceptance.expected-statuses = ["2XX", "400", "401", "403", "404", "409"]
 # Opaque cursors (only a list's own next_cursor is one), the topics and state grammars,
 # confirm (the monorepo's own label), and names, bodies and contexts checked as above.
 [[operations]]

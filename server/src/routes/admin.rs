@@ -78,7 +78,7 @@ pub async fn create(
 #[utoipa::path(get, path = "/v1/admin/users", tag = "admin", params(ListQuery),
     responses(
         (status = 200, body = AdminUserList, description = "a page of people"),
-        (status = 400, body = ApiErrorBody, description = "`bad_request`: a limit out of range"),
+        (status = 400, body = ApiErrorBody, description = "`bad_request`: a limit out of range, or an empty cursor"),
         (status = 401, body = ApiErrorBody, description = "no valid credential"),
         (status = 404, body = ApiErrorBody, description = "the caller is not a site admin")))]
 pub async fn list(
@@ -87,6 +87,12 @@ pub async fn list(
     Query(q): Query<ListQuery>,
 ) -> ApiResult<Json<AdminUserList>> {
     let limit = page_limit(q.limit, 30, 100)?;
+    if q.cursor.as_deref() == Some("") {
+        return Err(ApiError::bad_request(
+            ErrorCode::BadRequest,
+            "cursor is a page's next_cursor, never empty",
+        ));
+    }
     let mut conn = state.store.read().await?;
     authz::site_admin(conn.h(), &caller).await?;
     let mut rows = users::page(conn.h(), q.cursor.as_deref(), limit + 1).await?;
