@@ -227,13 +227,7 @@ impl Reader {
                 .await
                 .expect("set the password");
             assert_eq!(r.status(), StatusCode::SEE_OTHER, "{link}");
-            let cookie = r.headers()[header::SET_COOKIE]
-                .to_str()
-                .unwrap()
-                .split(';')
-                .next()
-                .unwrap()
-                .to_owned();
+            let cookie = session_cookie(&r);
             let me = client
                 .get(format!("{SERVER}/v1/user"))
                 .header(header::COOKIE, cookie)
@@ -408,6 +402,12 @@ fn wait_for_server() {
     panic!("the README's server did not start listening on {SERVER}");
 }
 
+/// The `name=value` of the session cookie a sign-in answer sets.
+fn session_cookie(r: &reqwest::Response) -> String {
+    let set = r.headers()[header::SET_COOKIE].to_str().unwrap();
+    set.split(';').next().unwrap().to_owned()
+}
+
 /// What the device page does for a person signed in with their password.
 async fn approve(code: &str) {
     let client = svc_tests::client();
@@ -419,13 +419,7 @@ async fn approve(code: &str) {
         .await
         .expect("sign in");
     assert_eq!(r.status(), StatusCode::OK, "the password sign-in");
-    let cookie = r.headers()[header::SET_COOKIE]
-        .to_str()
-        .unwrap()
-        .split(';')
-        .next()
-        .unwrap()
-        .to_owned();
+    let cookie = session_cookie(&r);
     let r = client
         .request(Method::POST, format!("{SERVER}/v1/login/device/approve"))
         .header(header::ORIGIN, SERVER)
