@@ -218,20 +218,29 @@ fn git_protocol(headers: &HeaderMap) -> Option<String> {
 
 fn git(service: Service, dir: &std::path::Path, protocol: Option<&str>) -> Command {
     let mut cmd = Command::new("git");
-    cmd.args([
-        "-c",
-        "core.hooksPath=/dev/null",
-        service.name(),
-        "--stateless-rpc",
-    ])
-    .arg(dir)
-    .env_clear()
-    .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-    .env("GIT_CONFIG_NOSYSTEM", "1")
-    .env("GIT_CONFIG_GLOBAL", "/dev/null")
-    .stdin(Stdio::piped())
-    .stdout(Stdio::piped())
-    .stderr(Stdio::piped());
+    cmd.args(["-c", "core.hooksPath=/dev/null"]);
+    match service {
+        // Partial clone: filters (`blob:none`, `blob:limit=`, `tree:<depth>`) and the lazy
+        // fetches they cause later, which want objects by id. Any object of this repo may
+        // be wanted: the caller may read the whole repo.
+        Service::UploadPack => cmd.args([
+            "-c",
+            "uploadpack.allowFilter=true",
+            "-c",
+            "uploadpack.allowAnySHA1InWant=true",
+        ]),
+        // `git push -o ...`: the options reach the server and are used (see `push_options`).
+        Service::ReceivePack => cmd.args(["-c", "receive.advertisePushOptions=true"]),
+    };
+    cmd.args([service.name(), "--stateless-rpc"])
+        .arg(dir)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
     super::child::dies_with_server(&mut cmd);
     if let Some(p) = protocol {
         cmd.env("GIT_PROTOCOL", p);
