@@ -52,6 +52,15 @@ fn write(head: &PushHead) -> Option<Vec<u8>> {
         out.extend(line(&payload));
     }
     out.extend_from_slice(FLUSH);
+    if head.has("push-options") {
+        for option in &head.options {
+            if option.len() > MAX_PAYLOAD {
+                return None;
+            }
+            out.extend(line(option.as_bytes()));
+        }
+        out.extend_from_slice(FLUSH);
+    }
     Some(out)
 }
 

@@ -73,6 +73,26 @@ struct FileConfig {
     #[serde(default)]
     signup: SignupSettings,
     smtp: Option<SmtpSettings>,
+    #[serde(default)]
+    git: GitSettings,
+}
+
+/// `[git]`: the git door.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct GitSettings {
+    /// A push's request body may not exceed this many bytes (after gzip): 64 MiB, as the
+    /// specification says. A push over it is refused as soon as that many bytes came.
+    /// Imports (`svc repo import`) are not pushes and have no such limit.
+    pub max_push_bytes: u64,
+}
+
+impl Default for GitSettings {
+    fn default() -> Self {
+        Self {
+            max_push_bytes: 64 * 1024 * 1024,
+        }
+    }
 }
 
 /// `[signup]`: whether anyone may make an account from the sign-in page.
@@ -213,6 +233,8 @@ pub struct Config {
     pub signup: SignupSettings,
     /// Where invite sign-in links are mailed through; none: the inviter passes them on.
     pub smtp: Option<SmtpSettings>,
+    /// The git door's limits.
+    pub git: GitSettings,
 }
 
 impl Config {
@@ -264,6 +286,7 @@ impl Config {
             connections: file.connections,
             signup: file.signup,
             smtp: file.smtp,
+            git: file.git,
         }
         .checked()
     }
@@ -289,6 +312,7 @@ impl Config {
             connections: ConnectionSettings::default(),
             signup: SignupSettings::default(),
             smtp: None,
+            git: GitSettings::default(),
         }
     }
 
@@ -317,6 +341,9 @@ impl Config {
             if smtp.username.is_some() != smtp.password.is_some() {
                 bail!("[smtp] needs both username and password, or neither");
             }
+        }
+        if self.git.max_push_bytes == 0 {
+            bail!("[git] max_push_bytes must be at least 1");
         }
         if self.hooks.retry_delays.is_empty() {
             bail!("[hooks] retry_delays needs at least one delay");

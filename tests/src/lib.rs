@@ -23,8 +23,8 @@ use serde_json::Value;
 use svc_protocol::user::UserWithCredential;
 use svc_server::agents::settings::AgentsSettings;
 use svc_server::config::{
-    BuildkiteSettings, Config, HooksSettings, LoginSettings, OidcSettings, SignupSettings,
-    SmtpSettings,
+    BuildkiteSettings, Config, GitSettings, HooksSettings, LoginSettings, OidcSettings,
+    SignupSettings, SmtpSettings,
 };
 use svc_server::connections::ConnectionSettings;
 use svc_server::rate_limit::RateLimitSettings;
@@ -71,6 +71,7 @@ pub struct TestAppBuilder {
     connections: ConnectionSettings,
     signup: SignupSettings,
     smtp: Option<SmtpSettings>,
+    git: GitSettings,
     process: bool,
 }
 
@@ -160,6 +161,12 @@ impl TestAppBuilder {
         self
     }
 
+    /// `[git]` settings (the push limit).
+    pub fn git(mut self, git: GitSettings) -> Self {
+        self.git = git;
+        self
+    }
+
     pub fn oidc(mut self, settings: OidcSettings) -> Self {
         self.oidc = Some(settings);
         self
@@ -189,6 +196,7 @@ impl TestAppBuilder {
         config.connections = self.connections;
         config.signup = self.signup;
         config.smtp = self.smtp;
+        config.git = self.git;
         config.status_secret = Some(STATUS_SECRET.to_owned());
         let (running, settings_file) = if self.process {
             drop(listener);
@@ -274,6 +282,7 @@ impl TestApp {
             connections: ConnectionSettings::default(),
             signup: SignupSettings::default(),
             smtp: None,
+            git: GitSettings::default(),
         }
     }
 

@@ -22,6 +22,63 @@ pub struct Args {
     pub monorepo: String,
     /// Where to put it [default: the monorepo's name]
     pub dir: Option<PathBuf>,
+    /// Partial clone: leave out what FILTER names until a checkout needs it (blob:none:
+    /// file contents; blob:limit=<size>: larger files; tree:<depth>: trees too)
+    #[arg(long, value_name = "FILTER", value_parser = parse_filter)]
+    pub filter: Option<String>,
+    /// Check out only these folders (paths in the monorepo, comma-separated or repeated);
+    /// other repos get only their top-level files. Implies --filter blob:none
+    #[arg(long, value_name = "PATHS", value_delimiter = ',')]
+    pub sparse: Vec<String>,
+}
+
+/// A filter git and the server understand (`git clone --filter`).
+fn parse_filter(filter: &str) -> std::result::Result<String, String> {
+    let size = |n: &str| {
+        let digits = n.trim_end_matches(['k', 'm', 'g', 'K', 'M', 'G']);
+        !digits.is_empty()
+            && digits.len() + 1 >= n.len()
+            && digits.bytes().all(|b| b.is_ascii_digit())
+    };
+    let ok = match filter.split_once(':') {
+        Some(("blob", "none")) => true,
+        Some(("blob", limit)) => limit.strip_prefix("limit=").is_some_and(size),
+        Some(("tree", depth)) => !depth.is_empty() && depth.bytes().all(|b| b.is_ascii_digit()),
+        _ => false,
+    };
+    ok.then(|| filter.to_owned())
+        .ok_or_else(|| "use blob:none, blob:limit=<size> (like 1m) or tree:<depth>".to_owned())
+}
+
+/// What of one repo a sparse clone checks out.
+#[derive(Debug, PartialEq, Eq)]
+enum Sparse {
+    /// All of it (no --sparse, or a path naming the repo or a folder holding it).
+    All,
+    /// These folders of it, relative to the repo; none: only its top-level files.
+    Folders(Vec<String>),
+}
+
+/// The part of `paths` (monorepo paths) inside the repo at `repo_path`.
+fn sparse_of(paths: &[String], repo_path: &str) -> Sparse {
+    if paths.is_empty() {
+        return Sparse::All;
+    }
+    let mut folders = Vec::new();
+    for path in paths.iter().map(|p| p.trim_matches('/')) {
+        let inside = |outer: &str, inner: &str| {
+            outer == "." || outer == inner || inner.starts_with(&format!("{outer}/"))
+        };
+        if path.is_empty() || inside(path, repo_path) {
+            return Sparse::All;
+        }
+        if repo_path == "." {
+            folders.push(path.to_owned());
+        } else if inside(repo_path, path) {
+            folders.push(path[repo_path.len() + 1..].to_owned());
+        }
+    }
+    Sparse::Folders(folders)
 }
 
 /// A folder being filled; removed unless the clone finishes, so a failure leaves nothing.
@@ -94,7 +151,12 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
         } else {
             staging.path.join(&repo.path)
         };
-        clone_repo(&session, repo, &target)?;
+        let sparse = sparse_of(&args.sparse, &repo.path);
+        let filter = args
+            .filter
+            .as_deref()
+            .or((!args.sparse.is_empty()).then_some("blob:none"));
+        clone_repo(&session, repo, &target, filter, &sparse)?;
         if let Some(enclosing) = ordered
             .iter()
             .rfind(|o| repo.path.starts_with(&format!("{}/", o.path)))
@@ -141,38 +203,63 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
 }
 
 /// `git clone` of one repo's main, authenticating through `svc git-credential` and
-/// keeping that set up in the clone; no token goes into any URL.
-fn clone_repo(session: &Session, repo: &Repo, target: &Path) -> Result<()> {
+/// keeping that set up in the clone; no token goes into any URL. With a filter it is a
+/// partial clone, and a sparse one checks out only its folders; the contents those
+/// need come afterwards, through the helper set up here.
+fn clone_repo(
+    session: &Session,
+    repo: &Repo,
+    target: &Path,
+    filter: Option<&str>,
+    sparse: &Sparse,
+) -> Result<()> {
     let helper = setup_git::helper()?;
     std::fs::create_dir_all(target)?;
-    let out = Command::new("git")
+    let mut clone = Command::new("git");
+    clone
         .args(["-c", "credential.helper=", "-c"])
         .arg(format!("credential.helper={helper}"))
-        .args(["clone", "--quiet", &repo.clone_url])
-        .arg(target)
-        .env("GIT_TERMINAL_PROMPT", "0")
-        .output()
-        .map_err(|e| {
-            CommandError::user("cannot run git")
-                .because(&e)
-                .hint("install git")
-        })?;
+        .args(["clone", "--quiet"]);
+    if let Some(filter) = filter {
+        clone.arg(format!("--filter={filter}"));
+    }
+    if let Sparse::Folders(_) = sparse {
+        clone.arg("--sparse");
+    }
+    git_ok(clone.arg(&repo.clone_url).arg(target), &repo.path)?;
+    let git_in = || {
+        let mut git = Command::new("git");
+        git.arg("-C").arg(target).env("GIT_TERMINAL_PROMPT", "0");
+        git
+    };
+    setup_git::configure(&mut || git_in(), &session.server, "--local")?;
+    if let Sparse::Folders(folders) = sparse
+        && !folders.is_empty()
+    {
+        git_ok(
+            git_in()
+                .args(["sparse-checkout", "set", "--cone", "--"])
+                .args(folders),
+            &repo.path,
+        )?;
+    }
+    Ok(())
+}
+
+/// Runs git for the repo at `path`, its stderr in the error.
+fn git_ok(git: &mut Command, path: &str) -> Result<()> {
+    let out = git.env("GIT_TERMINAL_PROMPT", "0").output().map_err(|e| {
+        CommandError::user("cannot run git")
+            .because(&e)
+            .hint("install git")
+    })?;
     if !out.status.success() {
         return Err(CommandError::user(format!(
-            "git could not clone {}: {}",
-            repo.path,
+            "git could not clone {path}: {}",
             String::from_utf8_lossy(&out.stderr).trim()
         )));
     }
-    setup_git::configure(
-        &mut || {
-            let mut git = Command::new("git");
-            git.arg("-C").arg(target);
-            git
-        },
-        &session.server,
-        "--local",
-    )
+    Ok(())
 }
 
 /// Keeps a nested repo out of the enclosing repo's status.
@@ -186,4 +273,66 @@ fn exclude(enclosing: &Path, rel: &str) -> Result<()> {
         .open(path)?;
     writeln!(file, "/{rel}/")?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn paths(p: &[&str]) -> Vec<String> {
+        p.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    #[test]
+    fn sparse_paths_fall_to_the_repos_holding_them() {
+        let p = paths(&["services/api/src", "web", "docs/guide/"]);
+        assert_eq!(sparse_of(&[], "services/api"), Sparse::All);
+        assert_eq!(
+            sparse_of(&p, "services/api"),
+            Sparse::Folders(vec!["src".into()])
+        );
+        assert_eq!(
+            sparse_of(&p, "web/client"),
+            Sparse::All,
+            "inside a named folder"
+        );
+        assert_eq!(sparse_of(&p, "web"), Sparse::All);
+        assert_eq!(sparse_of(&p, "lib"), Sparse::Folders(vec![]));
+        assert_eq!(
+            sparse_of(&p, "."),
+            Sparse::Folders(vec![
+                "services/api/src".into(),
+                "web".into(),
+                "docs/guide".into()
+            ])
+        );
+        assert_eq!(
+            sparse_of(&paths(&["services/apiary"]), "services/api"),
+            Sparse::Folders(vec![])
+        );
+    }
+
+    #[test]
+    fn filters_git_knows() {
+        for ok in [
+            "blob:none",
+            "blob:limit=1m",
+            "blob:limit=2048",
+            "tree:0",
+            "tree:3",
+        ] {
+            assert_eq!(parse_filter(ok).as_deref(), Ok(ok));
+        }
+        for bad in [
+            "blob",
+            "blob:limit=",
+            "blob:limit=mm",
+            "tree:",
+            "tree:x",
+            "sparse:oid=x",
+            "",
+        ] {
+            assert!(parse_filter(bad).is_err(), "{bad}");
+        }
+    }
 }

@@ -2,7 +2,7 @@
 //! per request, as Gitea and GitLab do.
 //!
 //! Fetches stream both ways. A push is spooled to a temp file first (never held in
-//! memory), so it can be measured against the 64 MiB limit and checked against the push
+//! memory), so it can be measured against the push limit (`[git] max_push_bytes`) and checked against the push
 //! rules before git sees it; a refusal is answered in git's own protocol, so the user
 //! reads it as `remote: ...` and `! [remote rejected] ... (reason)`.
 
@@ -25,6 +25,7 @@ use tokio::process::Command;
 use tower_http::decompression::RequestDecompressionLayer;
 
 use super::pkt::{self, PushHead};
+use super::push_options;
 use super::record::{self, Actor};
 use super::spool::SpoolDir;
 use super::storage;
@@ -39,11 +40,14 @@ use crate::store::repos::{self, RepoRow};
 use crate::views;
 use svc_protocol::user::CredentialKind;
 
-/// A push's request body may not exceed this (after gzip).
-pub const MAX_PUSH_BYTES: u64 = 64 * 1024 * 1024;
-/// Past the limit, the rest of a push is read and dropped up to this much, so the
-/// client still reads the refusal; beyond it the connection is cut.
-const MAX_DRAIN_BYTES: u64 = 1024 * 1024 * 1024;
+/// Past the push limit (`[git] max_push_bytes`), the rest of a push is read and dropped
+/// for this long after the refusal is sent, so that git reads it (a small excess is read
+/// to its end); then the connection is cut. Git prints the refusal as `remote:` lines as
+/// soon as it arrives, while it is still sending.
+const DRAIN_AFTER_REFUSAL: Duration = Duration::from_secs(1);
+/// A push declaring a length over the limit is refused after this much, enough to hold
+/// its commands (the refusal names every ref).
+const DECLARED_OVER_READ: u64 = 64 * 1024;
 /// A fetch's request body (wants and haves) may not exceed this (after gzip).
 const MAX_FETCH_REQUEST_BYTES: usize = 16 * 1024 * 1024;
 /// How long a push waits for a free slot before it is refused as busy.
@@ -467,7 +471,8 @@ impl Drop for Spool {
 /// How spooling a push's body ended.
 enum Spooled {
     Within,
-    OverLimit,
+    /// Over the limit: the rest of the body, not read.
+    OverLimit(axum::body::BodyDataStream),
     /// The body could not be read: not gzip although it says so, cut short, or gone.
     Unreadable,
 }
@@ -481,8 +486,18 @@ fn unreadable_body() -> Response {
     )
 }
 
-/// Writes the body to `spool`.
-async fn spool_body(body: Body, path: &std::path::Path) -> std::io::Result<Spooled> {
+/// Writes the body to `spool`, up to `limit` bytes; a body declaring a length over
+/// the limit stops at once, with its commands read.
+async fn spool_body(
+    body: Body,
+    path: &std::path::Path,
+    limit: u64,
+    declared: Option<u64>,
+) -> std::io::Result<Spooled> {
+    let limit = match declared {
+        Some(len) if len > limit => DECLARED_OVER_READ.min(limit),
+        _ => limit,
+    };
     let mut file = tokio::fs::File::create(path).await?;
     let mut input = body.into_data_stream();
     let mut total = 0u64;
@@ -491,21 +506,53 @@ async fn spool_body(body: Body, path: &std::path::Path) -> std::io::Result<Spool
             return Ok(Spooled::Unreadable);
         };
         total += chunk.len() as u64;
-        if total > MAX_PUSH_BYTES {
-            drop(file);
-            // Read the rest so the client gets to read the refusal.
-            while let Some(Ok(chunk)) = input.next().await {
-                total += chunk.len() as u64;
-                if total > MAX_DRAIN_BYTES {
-                    break;
-                }
-            }
-            return Ok(Spooled::OverLimit);
-        }
         file.write_all(&chunk).await?;
+        if total > limit {
+            file.flush().await?;
+            return Ok(Spooled::OverLimit(input));
+        }
     }
     file.flush().await?;
     Ok(Spooled::Within)
+}
+
+/// The refusal of a push over the limit, sent while the rest of the push still comes:
+/// the rest is read and dropped for [`DRAIN_AFTER_REFUSAL`], then the answer ends (and
+/// with it the connection, the body unread).
+fn refuse_oversized(head: &PushHead, limit: u64, rest: axum::body::BodyDataStream) -> Response {
+    let size = if limit % (1024 * 1024) == 0 {
+        format!("{} MiB", limit / (1024 * 1024))
+    } else {
+        format!("{limit} bytes")
+    };
+    let refusal = pkt::refusal(
+        head,
+        &format!("push over {size}"),
+        &format!(
+            "svc: this push is over {size} and was refused; nothing landed.\nsvc: push in steps: a few commits at a time (git push origin <commit>:refs/heads/<branch>),\nsvc: or bring a whole project in with svc repo import (no size limit)."
+        ),
+    );
+    let drained = futures_util::stream::once(async move {
+        let deadline = tokio::time::Instant::now() + DRAIN_AFTER_REFUSAL;
+        let mut rest = rest;
+        while let Ok(Some(Ok(_))) = tokio::time::timeout_at(deadline, rest.next()).await {}
+        Ok::<_, std::io::Error>(axum::body::Bytes::new())
+    });
+    let body = futures_util::stream::once(async move {
+        Ok::<_, std::io::Error>(axum::body::Bytes::from(refusal))
+    })
+    .chain(drained);
+    (
+        [
+            (
+                header::CONTENT_TYPE,
+                "application/x-git-receive-pack-result",
+            ),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        Body::from_stream(body),
+    )
+        .into_response()
 }
 
 /// `POST .../git-receive-pack`: spool, check the push rules, let git take it, record.
@@ -536,12 +583,18 @@ async fn receive(
         Ok(spools) => Spool(spools.file()),
         Err(e) => return git_failed(&e.to_string()),
     };
-    let within = match spool_body(body, &spool.0).await {
-        Ok(Spooled::Within) => true,
-        Ok(Spooled::OverLimit) => false,
+    let limit = state.config.git.max_push_bytes;
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok()?.parse::<u64>().ok())
+        .filter(|_| !headers.contains_key(header::CONTENT_ENCODING));
+    let over = match spool_body(body, &spool.0, limit, declared).await {
+        Ok(Spooled::Within) => None,
+        Ok(Spooled::OverLimit(rest)) => Some(rest),
         Ok(Spooled::Unreadable) => return unreadable_body(),
         Err(e) => return git_failed(&e.to_string()),
     };
+    let within = over.is_none();
     let head = {
         let path = spool.0.clone();
         let read = tokio::task::spawn_blocking(move || {
@@ -555,13 +608,10 @@ async fn receive(
             _ => return text(StatusCode::BAD_REQUEST, "svc: that is not a git push"),
         }
     };
-    if !within {
-        return push_result(pkt::refusal(
-            &head,
-            "push over 64 MiB",
-            "svc: this push is over 64 MiB and was refused; nothing landed.\nsvc: push in steps: a few commits at a time (git push origin <commit>:refs/heads/<branch>).",
-        ));
+    if let Some(rest) = over {
+        return refuse_oversized(&head, limit, rest);
     }
+    let (options, notes) = push_options::parse(&head.options);
     if let Some(refusal) = check_rules(state, &row, &head).await {
         return push_result(refusal);
     }
@@ -612,7 +662,14 @@ async fn receive(
         login: Some(caller.login.clone()),
         agent,
     };
-    match record::record(&state.store, &state.config.data_dir, &row.id, &actor).await {
+    let recorded = record::record_push(
+        &state.store,
+        &state.config.data_dir,
+        &row.id,
+        &actor,
+        &options,
+    );
+    match recorded.await {
         Ok(recorded) => state.facts.after_record(&row.id, &recorded).await,
         // Git has the refs; the next recording (or start-up) brings the DB in line.
         Err(e) => tracing::error!(repo = %row.id, error = %e, "cannot record a push"),
@@ -630,7 +687,9 @@ async fn receive(
         .await;
     });
     tokio::spawn(storage::maintain(dir));
-    push_result(out.stdout)
+    let mut answer = pkt::remote_lines(&head, &notes.join("\n"));
+    answer.extend(out.stdout);
+    push_result(answer)
 }
 
 /// The push rules: the default branch moves only by merges, once it exists.

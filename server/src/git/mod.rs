@@ -8,6 +8,7 @@ pub mod last_commits;
 pub mod merge;
 pub mod meta;
 pub(crate) mod pkt;
+pub mod push_options;
 pub mod read;
 pub mod record;
 pub mod spool;

@@ -19,6 +19,8 @@ pub struct RefUpdate {
 pub struct PushHead {
     pub updates: Vec<RefUpdate>,
     pub capabilities: Vec<String>,
+    /// `git push -o <option>`: sent after the commands when `push-options` is asked for.
+    pub options: Vec<String>,
 }
 
 impl PushHead {
@@ -31,21 +33,34 @@ impl PushHead {
     }
 }
 
-/// Reads the commands up to the first flush; `None` when the request is malformed.
+/// One pkt-line's payload as text; `Some(None)` for a flush, `None` when malformed.
+fn read_line(input: &mut impl Read) -> Option<Option<String>> {
+    let mut len = [0u8; 4];
+    input.read_exact(&mut len).ok()?;
+    let len = usize::from_str_radix(std::str::from_utf8(&len).ok()?, 16).ok()?;
+    if len == 0 {
+        return Some(None);
+    }
+    let mut line = vec![0u8; len.checked_sub(4)?];
+    input.read_exact(&mut line).ok()?;
+    let line = String::from_utf8(line).ok()?;
+    Some(Some(line.trim_end_matches('\n').to_owned()))
+}
+
+/// Reads the commands up to the first flush, then the push options when the client
+/// asked for `push-options`; `None` when the request is malformed.
 pub fn read_push_head(mut input: impl Read) -> Option<PushHead> {
     let mut head = PushHead::default();
     loop {
-        let mut len = [0u8; 4];
-        input.read_exact(&mut len).ok()?;
-        let len = usize::from_str_radix(std::str::from_utf8(&len).ok()?, 16).ok()?;
-        if len == 0 {
+        let Some(line) = read_line(&mut input)? else {
+            if head.has("push-options") {
+                while let Some(option) = read_line(&mut input)? {
+                    head.options.push(option);
+                }
+            }
             return Some(head);
-        }
-        let mut line = vec![0u8; len.checked_sub(4)?];
-        input.read_exact(&mut line).ok()?;
-        let line = String::from_utf8(line).ok()?;
-        let line = line.trim_end_matches('\n');
-        let (command, caps) = line.split_once('\0').unwrap_or((line, ""));
+        };
+        let (command, caps) = line.split_once('\0').unwrap_or((&line, ""));
         if head.updates.is_empty() && !caps.is_empty() {
             head.capabilities = caps
                 .split(' ')
@@ -81,6 +96,21 @@ fn fit(text: &str, room: usize) -> &str {
     &text[..text.floor_char_boundary(room)]
 }
 
+/// `message` as `remote:` lines (side band 2), to go before git's own answer; nothing
+/// when the client reads no side band.
+pub fn remote_lines(head: &PushHead, message: &str) -> Vec<u8> {
+    let mut out = Vec::new();
+    if !head.side_band() {
+        return out;
+    }
+    for text in message.lines() {
+        let mut payload = vec![2u8];
+        payload.extend_from_slice(format!("{}\n", fit(text, MAX_PAYLOAD - 2)).as_bytes());
+        out.extend(line(&payload));
+    }
+    out
+}
+
 /// The whole answer refusing a push: `message` shown as `remote:` lines, and every ref
 /// reported `ng` with `reason`. Nothing was written.
 pub fn refusal(head: &PushHead, reason: &str, message: &str) -> Vec<u8> {
@@ -93,12 +123,7 @@ pub fn refusal(head: &PushHead, reason: &str, message: &str) -> Vec<u8> {
     if !head.side_band() {
         return report;
     }
-    let mut out = Vec::new();
-    for text in message.lines() {
-        let mut payload = vec![2u8];
-        payload.extend_from_slice(format!("{}\n", fit(text, MAX_PAYLOAD - 2)).as_bytes());
-        out.extend(line(&payload));
-    }
+    let mut out = remote_lines(head, message);
     for chunk in report.chunks(MAX_PAYLOAD - 1) {
         let mut payload = vec![1u8];
         payload.extend_from_slice(chunk);
@@ -135,8 +160,26 @@ mod tests {
         );
         assert_eq!(head.updates[1].refname, "refs/heads/old");
         assert!(head.has("report-status") && head.has("side-band-64k") && !head.has("atomic"));
+        assert!(head.options.is_empty());
         assert_eq!(read_push_head(&b"00zz"[..]), None);
         assert_eq!(read_push_head(&b"0009abc"[..]), None, "truncated");
+    }
+
+    #[test]
+    fn reads_push_options_after_the_commands() {
+        let zero = "0".repeat(40);
+        let one = "1".repeat(40);
+        let mut req =
+            line(format!("{zero} {one} refs/heads/f\0report-status push-options\n").as_bytes());
+        req.extend_from_slice(FLUSH);
+        req.extend(line(b"ci.skip\n"));
+        req.extend(line(b"svc.title=Faster merges"));
+        req.extend_from_slice(FLUSH);
+        req.extend_from_slice(b"PACK....");
+        let head = read_push_head(req.as_slice()).unwrap();
+        assert_eq!(head.options, ["ci.skip", "svc.title=Faster merges"]);
+        let cut = &req[..req.len() - 12];
+        assert_eq!(read_push_head(cut), None, "options cut short");
     }
 
     #[test]
@@ -148,6 +191,7 @@ mod tests {
                 refname: "refs/heads/main".into(),
             }],
             capabilities: vec!["report-status".into()],
+            options: Vec::new(),
         };
         let plain = refusal(&head, "main moves by merges", "hello");
         assert_eq!(
@@ -189,6 +233,7 @@ mod tests {
                 refname: refname.clone(),
             }],
             capabilities: vec!["side-band-64k".into()],
+            options: Vec::new(),
         };
         let reason = format!("{name} clashes with the branch {name}");
         let out = refusal(

@@ -12,6 +12,7 @@ use std::path::Path;
 use serde_json::json;
 use svc_protocol::event::{BranchRow, DefaultHeadRow, ZERO_SHA};
 
+use super::push_options::PushOptions;
 use crate::store::{self, Store, branches, events, merges, monorepos, now_ms, repos, time_of};
 
 #[derive(Debug, thiserror::Error)]
@@ -87,7 +88,28 @@ pub async fn record_with(
     actor: &Actor,
     seed: Option<&Seed>,
 ) -> Result<Recorded, Error> {
-    record_inner(store, data_dir, repo_id, actor, seed, Vec::new()).await
+    record_inner(
+        store,
+        data_dir,
+        repo_id,
+        actor,
+        seed,
+        &PushOptions::default(),
+        Vec::new(),
+    )
+    .await
+}
+
+/// The same for a push through the door, with what its push options asked: a title and
+/// description for the branches it opens, and no CI build (`ci.skip`).
+pub async fn record_push(
+    store: &Store,
+    data_dir: &Path,
+    repo_id: &str,
+    actor: &Actor,
+    options: &PushOptions,
+) -> Result<Recorded, Error> {
+    record_inner(store, data_dir, repo_id, actor, None, options, Vec::new()).await
 }
 
 /// The same, writing `extra` events (made by the caller's ref move) in the same
@@ -99,7 +121,16 @@ pub async fn record_and(
     actor: &Actor,
     extra: Vec<Pending>,
 ) -> Result<Recorded, Error> {
-    record_inner(store, data_dir, repo_id, actor, None, extra).await
+    record_inner(
+        store,
+        data_dir,
+        repo_id,
+        actor,
+        None,
+        &PushOptions::default(),
+        extra,
+    )
+    .await
 }
 
 async fn record_inner(
@@ -108,6 +139,7 @@ async fn record_inner(
     repo_id: &str,
     actor: &Actor,
     seed: Option<&Seed>,
+    options: &PushOptions,
     extra: Vec<Pending>,
 ) -> Result<Recorded, Error> {
     let mut tx = store.begin().await?;
@@ -214,10 +246,12 @@ async fn record_inner(
             state: "open".into(),
             title: old
                 .and_then(|b| b.title.clone())
-                .or_else(|| seed.and_then(|s| s.title.clone())),
+                .or_else(|| seed.and_then(|s| s.title.clone()))
+                .or_else(|| old.is_none().then(|| options.title.clone()).flatten()),
             description: old
                 .and_then(|b| b.description.clone())
-                .or_else(|| seed.and_then(|s| s.description.clone())),
+                .or_else(|| seed.and_then(|s| s.description.clone()))
+                .or_else(|| old.is_none().then(|| options.description.clone()).flatten()),
             created_at: old.map_or(now, |b| b.created_at),
             pushed_at: now,
             sort_at: now,
@@ -275,7 +309,7 @@ async fn record_inner(
     }
     pending.extend(super::tags::sync(tx.h(), &repo, &dir, actor, now).await?);
     pending.extend(extra);
-    append(tx.h(), &repo, &pending, now).await?;
+    append_with(tx.h(), &repo, &pending, now, options.ci_skip).await?;
     for (branch, text, sha, by) in &closing {
         let by = crate::issues::By {
             login: by.login.as_deref().unwrap_or_default(),
@@ -297,10 +331,21 @@ async fn record_inner(
 /// deliveries they make (`hooks::enqueue`): a change, its events and its deliveries
 /// commit together.
 pub async fn append(
+    h: store::H<'_>,
+    repo: &repos::RepoRow,
+    pending: &[Pending],
+    now: i64,
+) -> Result<(), store::Error> {
+    append_with(h, repo, pending, now, false).await
+}
+
+/// The same; `ci_skip` makes no CI hook deliveries (a push with `-o ci.skip`).
+async fn append_with(
     mut h: store::H<'_>,
     repo: &repos::RepoRow,
     pending: &[Pending],
     now: i64,
+    ci_skip: bool,
 ) -> Result<(), store::Error> {
     let mut seqs = Vec::with_capacity(pending.len());
     for (kind, collection, key, op, body) in pending {
@@ -317,7 +362,7 @@ pub async fn append(
         };
         seqs.push(events::append(h.reborrow(), &event).await?);
     }
-    crate::hooks::enqueue(h, repo, pending, &seqs, now).await
+    crate::hooks::enqueue(h, repo, pending, &seqs, now, ci_skip).await
 }
 
 /// Whether `ancestor` is reachable from `tip`.

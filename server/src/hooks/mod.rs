@@ -71,13 +71,15 @@ fn fixed_body(event: &str, repo: &RepoRow, body: &Value, seq: i64, now: i64) -> 
 }
 
 /// Writes a delivery for every active hook of the repo's monorepo that asks for what
-/// `pending` (just appended, with `seqs`) reports, due at once.
+/// `pending` (just appended, with `seqs`) reports, due at once. With `ci_skip` (a push's
+/// `-o ci.skip`) CI hooks get none: no build for that push.
 pub async fn enqueue(
     mut h: H<'_>,
     repo: &RepoRow,
     pending: &[Pending],
     seqs: &[i64],
     now: i64,
+    ci_skip: bool,
 ) -> store::Result<()> {
     let wanted: Vec<(&str, usize)> = pending
         .iter()
@@ -90,7 +92,10 @@ pub async fn enqueue(
         return Ok(());
     }
     let all = hooks::of_monorepo(h.reborrow(), &repo.monorepo_id).await?;
-    for hook in all.iter().filter(|hk| hk.active) {
+    for hook in all
+        .iter()
+        .filter(|hk| hk.active && !(ci_skip && hk.kind == "ci"))
+    {
         let asks = hook.event_list();
         let mut made = false;
         for (event, i) in wanted.iter().filter(|(e, _)| asks.iter().any(|a| a == e)) {
