@@ -44,7 +44,7 @@ use svc_protocol::user::CredentialKind;
 /// for this long after the refusal is sent, so that git reads it (a small excess is read
 /// to its end); then the connection is cut. Git prints the refusal as `remote:` lines as
 /// soon as it arrives, while it is still sending.
-const DRAIN_AFTER_REFUSAL: Duration = Duration::from_secs(1);
+const DRAIN_AFTER_REFUSAL: Duration = Duration::from_millis(250);
 /// A push declaring a length over the limit is refused after this much, enough to hold
 /// its commands (the refusal names every ref).
 const DECLARED_OVER_READ: u64 = 64 * 1024;

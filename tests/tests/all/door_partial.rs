@@ -198,8 +198,17 @@ async fn svc_clone_can_be_blobless_and_sparse_across_repos() {
     assert!(api.join("src/main.rs").exists() && api.join("top.txt").exists());
     assert!(!api.join("docs").exists(), "outside the sparse paths");
     assert!(root.join("web/top.txt").exists() && !root.join("web/src").exists());
+    // As git runs in that clone: its credential helper, svc, finds the credential.
+    let env = [
+        ("SVC_TOKEN", cy.as_str()),
+        ("SVC_SERVER", app.base.as_str()),
+    ];
     let count = |dir: &Path| {
-        let out = m.git(dir, &["rev-list", "--objects", "--all", "--missing=print"]);
+        let out = m.git_env(
+            dir,
+            &env,
+            &["rev-list", "--objects", "--all", "--missing=print"],
+        );
         out.lines().filter(|l| l.starts_with('?')).count()
     };
     assert_eq!(count(&api), 1, "docs/guide.md is promised");
@@ -209,7 +218,7 @@ async fn svc_clone_can_be_blobless_and_sparse_across_repos() {
         "web's src and docs are promised"
     );
     // Later checkouts fetch through the credential helper svc set up.
-    m.git(&root.join("web"), &["sparse-checkout", "disable"]);
+    m.git_env(&root.join("web"), &env, &["sparse-checkout", "disable"]);
     assert!(root.join("web/docs/guide.md").exists());
     assert_eq!(count(&root.join("web")), 0);
 
@@ -314,15 +323,22 @@ fn noise(n: usize, seed: u64) -> Vec<u8> {
     out
 }
 
-/// A commit of one file of `n` random bytes, stored uncompressed so that git sends it
-/// at the pipe's speed.
-fn commit_noise(git: &Git, work: &Path, n: usize) {
-    let mut f = std::fs::File::create(work.join("noise.bin")).unwrap();
-    f.write_all(&noise(n, n as u64)).unwrap();
-    drop(f);
-    git.ok(work, &["config", "core.compression", "0"]);
-    git.ok(work, &["config", "pack.compression", "0"]);
-    git.ok(work, &["add", "noise.bin"]);
+/// A commit of `files` files of `size` random bytes each, stored and sent without
+/// compression or delta search, so that git sends them at the pipe's speed.
+fn commit_noise(git: &Git, work: &Path, files: usize, size: usize) {
+    std::fs::create_dir_all(work.join("noise")).unwrap();
+    for i in 0..files {
+        let mut f = std::fs::File::create(work.join(format!("noise/{i}.bin"))).unwrap();
+        f.write_all(&noise(size, (i * size + 1) as u64)).unwrap();
+    }
+    for (key, value) in [
+        ("core.compression", "0"),
+        ("pack.compression", "0"),
+        ("pack.window", "0"),
+    ] {
+        git.ok(work, &["config", key, value]);
+    }
+    git.ok(work, &["add", "noise"]);
     git.ok(work, &["commit", "-q", "-m", "noise"]);
 }
 
@@ -335,7 +351,7 @@ async fn the_push_limit_is_a_setting_and_refuses_with_the_way_forward() {
     c.git.commit(&c.work, "first", &[("a.txt", b"one\n")]);
     c.git.ok(&c.work, &["push", "-q", "origin", "main"]);
     c.git.ok(&c.work, &["checkout", "-q", "-b", "heavy"]);
-    commit_noise(&c.git, &c.work, 3 * 1024 * 1024);
+    commit_noise(&c.git, &c.work, 3, 1024 * 1024);
     let out = c.git.run(&c.work, &["push", "origin", "heavy"]);
     assert!(!out.status.success());
     let said = all_output(&out);
@@ -370,12 +386,15 @@ async fn a_push_of_200_mb_is_refused_within_two_seconds() {
     c.git.commit(&c.work, "first", &[("a.txt", b"one\n")]);
     c.git.ok(&c.work, &["push", "-q", "origin", "main"]);
     c.git.ok(&c.work, &["checkout", "-q", "-b", "huge"]);
-    commit_noise(&c.git, &c.work, 200 * 1000 * 1000);
+    commit_noise(&c.git, &c.work, 200, 1000 * 1000);
     let started = Instant::now();
     let out = c.git.run(&c.work, &["push", "origin", "huge"]);
     let took = started.elapsed();
     assert!(!out.status.success());
     let said = all_output(&out);
     assert!(said.contains("over 64 MiB and was refused"), "{said}");
-    assert!(took < Duration::from_secs(2), "refused after {took:?}");
+    assert!(
+        took < Duration::from_secs(2),
+        "refused after {took:?}: {said}"
+    );
 }
