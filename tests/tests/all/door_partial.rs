@@ -104,6 +104,24 @@ async fn a_blobless_clone_fetches_only_the_folders_a_sparse_checkout_asks_for() 
         assert_eq!(old, "b1\n");
         assert_eq!(missing(&c.git, &work), 4, "v{version}");
     }
+    // Wanting by id reaches only this repo's objects: a blob of another repo on the
+    // same server is not found through it.
+    let other = c.app.repo(&c.token, "ann/mono", "secret").await["clone_url"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    c.git
+        .ok(c.git.home.path(), &["clone", "-q", &other, "secret"]);
+    let secret = c.git.path("secret");
+    c.git
+        .commit(&secret, "s", &[("key.txt", b"the other repo's secret\n")]);
+    c.git.ok(&secret, &["push", "-q", "origin", "main"]);
+    let blob = c.git.ok(&secret, &["rev-parse", "HEAD:key.txt"]);
+    let out = c
+        .git
+        .run(&c.git.path("v2"), &["cat-file", "-p", blob.trim()]);
+    assert!(!out.status.success());
+    assert!(!all_output(&out).contains("secret"), "{}", all_output(&out));
 }
 
 #[tokio::test]
