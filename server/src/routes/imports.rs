@@ -56,7 +56,8 @@ fn actor(caller: &Caller) -> Actor {
 /// history yet (409 `repo_not_empty` otherwise). Nothing of it is visible until it is
 /// `done`. With `url` (http or https, at an address `[hooks] allowed_hosts` admits, else
 /// 400 `url_not_allowed`) the server fetches the project itself: 202, `running`; follow
-/// it with getImport. Without, the import waits for its bundle (putImportBundle): 201.
+/// it at `.../imports/{id}`. Without, it waits for its bundle (`.../imports/{id}/bundle`):
+/// 201.
 #[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/imports", tag = "repos", request_body = CreateImport,
     params(MonorepoPath),
     responses((status = 201, body = Import, description = "waiting for its bundle"),
