@@ -146,6 +146,7 @@ struct How<'a> {
     import: bool,
 }
 
+/// The recording, in the caller's transaction (committed by the caller).
 async fn record_in(
     tx: &mut store::Tx,
     data_dir: &Path,
