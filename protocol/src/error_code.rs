@@ -106,6 +106,11 @@ error_codes! {
     Forbidden = "forbidden",
     /// An `Idempotency-Key` sent again with a different request.
     IdempotencyKeyReused = "idempotency_key_reused",
+    /// An import whose history could not come in (a bad or corrupt bundle, objects that
+    /// fail the check, an unreachable URL): nothing of it is visible.
+    ImportFailed = "import_failed",
+    /// A bundle for an import that is not waiting for one.
+    ImportNotWaiting = "import_not_waiting",
     /// A failure of the server's own; it has been logged.
     Internal = "internal",
     /// Device flow: a device code the server never gave out.
@@ -162,6 +167,8 @@ error_codes! {
     ReleaseExists = "release_exists",
     /// A repo path taken.
     RepoExists = "repo_exists",
+    /// An import into a repo that has history already.
+    RepoNotEmpty = "repo_not_empty",
     /// A reserved name for a monorepo, org or person.
     ReservedName = "reserved_name",
     /// Bytes whose SHA-256 differs from the one sent.
@@ -194,6 +201,9 @@ error_codes! {
     Unrelated = "unrelated",
     /// A body in another content type than the route takes.
     UnsupportedMediaType = "unsupported_media_type",
+    /// A URL the server may not fetch: not http or https, or an address outside
+    /// `[hooks] allowed_hosts`.
+    UrlNotAllowed = "url_not_allowed",
     /// A sign-in callback in a browser other than the one that began the sign-in (its
     /// `__Host-svc_login` cookie is missing or another's): nobody is signed in.
     WrongBrowser = "wrong_browser",

@@ -15,6 +15,7 @@ pub mod error_code;
 pub mod event;
 pub mod feed;
 pub mod hook;
+pub mod import;
 pub mod issue;
 pub mod login;
 pub mod meta;

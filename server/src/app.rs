@@ -39,6 +39,7 @@ pub async fn launch(
     // Likewise release uploads; on a shared database only old ones, after a start.
     if store.postgres().is_none() {
         crate::releases::files::remove_leftovers(&store, &config.data_dir, true).await;
+        crate::imports::fail_stopped(&store).await;
     } else {
         let (store, data_dir) = (store.clone(), config.data_dir.clone());
         tokio::spawn(async move {

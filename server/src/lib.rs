@@ -20,6 +20,7 @@ pub mod facts;
 pub mod feed;
 pub mod git;
 pub mod hooks;
+pub mod imports;
 pub mod issues;
 pub mod live;
 pub mod login_rule;

@@ -4,6 +4,7 @@ pub mod branch_name;
 pub mod child;
 pub mod diff;
 pub mod door;
+pub mod import;
 pub mod last_commits;
 pub mod merge;
 pub mod meta;

@@ -143,6 +143,59 @@ async fn record_inner(
     extra: Vec<Pending>,
 ) -> Result<Recorded, Error> {
     let mut tx = store.begin().await?;
+    let how = How {
+        seed,
+        options,
+        extra,
+        import: false,
+    };
+    let recorded = record_in(&mut tx, data_dir, repo_id, actor, how).await?;
+    tx.commit().await?;
+    Ok(recorded)
+}
+
+/// Records an import in the caller's transaction, which writes the repo (and the
+/// import's end) with it: the whole history appears at once or not at all. A branch
+/// whose head main already has comes in merged (merged before the import: no merge
+/// commit of this server), not open.
+pub async fn record_import(
+    tx: &mut store::Tx,
+    data_dir: &Path,
+    repo_id: &str,
+    actor: &Actor,
+) -> Result<Recorded, Error> {
+    let how = How {
+        seed: None,
+        options: &PushOptions::default(),
+        extra: Vec::new(),
+        import: true,
+    };
+    record_in(tx, data_dir, repo_id, actor, how).await
+}
+
+/// What a recording does beyond bringing the DB to git's refs.
+struct How<'a> {
+    seed: Option<&'a Seed>,
+    /// What a push asked with `git push -o`.
+    options: &'a PushOptions,
+    extra: Vec<Pending>,
+    import: bool,
+}
+
+/// The recording, in the caller's transaction (committed by the caller).
+async fn record_in(
+    tx: &mut store::Tx,
+    data_dir: &Path,
+    repo_id: &str,
+    actor: &Actor,
+    how: How<'_>,
+) -> Result<Recorded, Error> {
+    let How {
+        seed,
+        options,
+        extra,
+        import,
+    } = how;
     let Some(repo) = repos::lock(tx.h(), repo_id).await? else {
         return Ok(Recorded::default());
     };
@@ -235,6 +288,12 @@ async fn record_inner(
             continue;
         }
         let seed = seed.filter(|s| old.is_none() && s.branch == *name);
+        let merged_before = import
+            && old.is_none()
+            && match main {
+                Some(main) => main == sha || is_ancestor(&dir, sha, main).await?,
+                None => false,
+            };
         let row = branches::BranchRow {
             repo_id: repo.id.clone(),
             name: name.clone(),
@@ -243,7 +302,7 @@ async fn record_inner(
                 .and_then(|b| b.author.clone())
                 .or_else(|| actor.login.clone()),
             pusher: actor.login.clone(),
-            state: "open".into(),
+            state: if merged_before { "merged" } else { "open" }.into(),
             title: old
                 .and_then(|b| b.title.clone())
                 .or_else(|| seed.and_then(|s| s.title.clone()))
@@ -259,6 +318,10 @@ async fn record_inner(
         };
         moved.push(name.clone());
         branches::put(tx.h(), &row).await?;
+        if merged_before {
+            branches::set_merged_before(tx.h(), &repo.id, name, now, actor.login.as_deref())
+                .await?;
+        }
         let kind = if old.is_some() {
             "push"
         } else {
@@ -319,7 +382,6 @@ async fn record_inner(
             .await
             .map_err(|e| Error::Issues(e.message))?;
     }
-    tx.commit().await?;
     Ok(Recorded {
         events: pending.len(),
         moved,

@@ -19,6 +19,7 @@ pub(crate) mod doc;
 pub(crate) mod events;
 pub(crate) mod health;
 pub(crate) mod hooks;
+pub(crate) mod imports;
 pub(crate) mod issues;
 pub(crate) mod labels;
 pub(crate) mod members;
@@ -141,6 +142,9 @@ pub fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(repos::list, repos::create))
         .routes(routes!(repos::get, repos::update))
         .routes(routes!(repos::heads))
+        .routes(routes!(imports::create))
+        .routes(routes!(imports::get))
+        .routes(routes!(imports::bundle))
         .routes(routes!(events::pull))
         .routes(routes!(activity::list))
         .routes(routes!(code::tree))

@@ -142,6 +142,26 @@ pub async fn set_merged(h: H<'_>, repo_id: &str, m: &super::merges::MergeRow) ->
     Ok(())
 }
 
+/// Marks a branch an import brought in merged: main had its head before the import,
+/// so there is no merge commit of this server (`merge_sha` stays null) and it counts as
+/// merged when the importer brought it.
+pub async fn set_merged_before(
+    h: H<'_>,
+    repo_id: &str,
+    name: &str,
+    at: i64,
+    by: Option<&str>,
+) -> Result<()> {
+    on!(h, c => sqlx::query(
+        "UPDATE branches SET state = 'merged', sort_at = $3, merged_at = $3, merged_by = $4,
+           merged_agent = NULL, merge_sha = NULL, forced = FALSE
+         WHERE repo_id = $1 AND name = $2",
+    )
+    .bind(repo_id).bind(name).bind(at).bind(by)
+    .execute(c).await?.rows_affected());
+    Ok(())
+}
+
 /// Stores computed facts, only while the branch still has the head they are for;
 /// answers whether they were stored.
 pub async fn set_facts(h: H<'_>, repo_id: &str, name: &str, f: &Facts) -> Result<bool> {

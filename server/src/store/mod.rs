@@ -17,6 +17,7 @@ pub mod device;
 pub mod events;
 pub mod feed;
 pub mod hooks;
+pub mod imports;
 pub mod issues;
 pub mod labels;
 pub mod login_states;

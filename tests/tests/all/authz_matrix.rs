@@ -603,6 +603,8 @@ struct World {
     artifact_comment: String,
     artifact_file: String,
     hook: String,
+    /// An import waiting for its bundle.
+    import: String,
     delivery: String,
     connection: String,
     webhook_token: String,
@@ -752,6 +754,7 @@ impl World {
             artifact_comment: String::new(),
             artifact_file: String::new(),
             hook: String::new(),
+            import: String::new(),
             delivery: String::new(),
             connection: String::new(),
             webhook_token: String::new(),
@@ -811,6 +814,14 @@ impl World {
             )
             .await;
         w.hook = hook["id"].as_str().expect("hook id").to_owned();
+        let import = w
+            .carol(
+                Method::POST,
+                &format!("{M}/imports"),
+                json!({"path": "imported"}),
+            )
+            .await;
+        w.import = import["id"].as_str().expect("import id").to_owned();
         let connection = w
             .carol(
                 Method::POST,
@@ -1275,6 +1286,11 @@ fn rows(w: &World) -> Vec<Row> {
         get("/v1/monorepos/{owner}/{monorepo}/repos/{repo}", Read),
         patch("/v1/monorepos/{owner}/{monorepo}/repos/{repo}", Own)
             .json(json!({"releases_public": false})),
+        post("/v1/monorepos/{owner}/{monorepo}/imports", Own).json(json!({"path": "import-{k}"})),
+        get("/v1/monorepos/{owner}/{monorepo}/imports/{id}", Own).with("id", w.import.clone()),
+        put("/v1/monorepos/{owner}/{monorepo}/imports/{id}/bundle", Own)
+            .with("id", w.import.clone())
+            .bytes(b"not a bundle"),
         get("/v1/monorepos/{owner}/{monorepo}/repos/{repo}/tree", Read),
         get("/v1/monorepos/{owner}/{monorepo}/repos/{repo}/file", Read).query("path=a.txt"),
         get("/v1/monorepos/{owner}/{monorepo}/repos/{repo}/history", Read).query("path=a.txt"),

@@ -44,6 +44,7 @@ mod events;
 mod git_door;
 mod hooks;
 mod identity;
+mod import;
 mod issues;
 mod mcp;
 mod meta_sync;

@@ -6,6 +6,7 @@ use svc_protocol::monorepo::{CreateMonorepo, MonorepoChanged, MonorepoKind};
 use crate::client::Session;
 use crate::commands::{Global, print};
 use crate::error::Result;
+use crate::target::MonorepoTarget;
 
 /// Make a monorepo (or, with --plain, a plain git repository)
 #[derive(Debug, clap::Args)]
@@ -18,6 +19,10 @@ pub struct Args {
     /// A plain repository: one repo at `.`, no meta layer
     #[arg(long)]
     pub plain: bool,
+    /// Import a project's whole history into it: a local git repository's folder, or an
+    /// http(s) git URL the server fetches
+    #[arg(long, requires = "plain", value_name = "PATH_OR_URL")]
+    pub from: Option<String>,
 }
 
 pub fn run(global: &Global, args: &Args) -> Result<()> {
@@ -34,8 +39,19 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
     };
     let made: MonorepoChanged =
         session.call(session.request(Method::POST, "/v1/monorepos")?.json(&body))?;
+    if let Some(from) = &args.from {
+        let target = MonorepoTarget {
+            session,
+            owner: made.monorepo.owner.clone(),
+            monorepo: made.monorepo.name.clone(),
+        };
+        crate::commands::repo::import::import(&target, ".", from)?;
+    }
     print(global, &made, || {
         let mut text = format!("Created {} ({})", made.monorepo.full_name, made.monorepo.id);
+        if let Some(from) = &args.from {
+            text.push_str(&format!("\nImported {from}"));
+        }
         if let Some(old) = &made.replaced_alias {
             text.push_str(&format!(
                 "\nThe old label {old} of another monorepo now names this one."

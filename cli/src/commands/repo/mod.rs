@@ -2,6 +2,7 @@
 
 pub mod create;
 pub mod edit;
+pub mod import;
 pub mod list;
 pub mod view;
 
@@ -12,10 +13,11 @@ use crate::error::Result;
 use crate::table::Table;
 use crate::target::RepoArgs;
 
-/// Make, list, view and edit the repos of a monorepo
+/// Make, import, list, view and edit the repos of a monorepo
 #[derive(Debug, clap::Subcommand)]
 pub enum Command {
     Create(create::Args),
+    Import(import::Args),
     List(list::Args),
     View(view::Args),
     Edit(edit::Args),
@@ -24,6 +26,7 @@ pub enum Command {
 pub fn run(global: &Global, command: Command) -> Result<()> {
     match command {
         Command::Create(args) => create::run(global, &args),
+        Command::Import(args) => import::run(global, &args),
         Command::List(args) => list::run(global, &args),
         Command::View(args) => view::run(global, &args),
         Command::Edit(args) => edit::run(global, &args),
