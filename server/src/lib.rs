@@ -23,6 +23,7 @@ pub mod hooks;
 pub mod issues;
 pub mod live;
 pub mod login_rule;
+pub mod maintenance;
 pub mod middleware;
 pub mod names;
 pub mod needs;

@@ -5,6 +5,7 @@ pub mod child;
 pub mod diff;
 pub mod door;
 pub mod last_commits;
+pub mod maintain;
 pub mod merge;
 pub mod meta;
 pub(crate) mod pkt;

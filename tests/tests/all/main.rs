@@ -44,6 +44,7 @@ mod git_door;
 mod hooks;
 mod identity;
 mod issues;
+mod maintenance;
 mod mcp;
 mod meta_sync;
 mod monorepos;
