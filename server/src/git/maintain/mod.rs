@@ -469,27 +469,24 @@ pub async fn execute(dir: &Path, plan: &Plan) -> Result<(), Error> {
         }
         None => {}
     }
-    match plan.graph {
-        Some(split) => {
-            let split = match split {
-                GraphWrite::Layer => "--split",
-                GraphWrite::Replace => "--split=replace",
-            };
-            git(
-                dir,
+    if let Some(split) = plan.graph {
+        let split = match split {
+            GraphWrite::Layer => "--split",
+            GraphWrite::Replace => "--split=replace",
+        };
+        git(
+            dir,
+            "commit-graph",
+            &[
                 "commit-graph",
-                &[
-                    "commit-graph",
-                    "write",
-                    "--reachable",
-                    "--changed-paths",
-                    "--size-multiple=4",
-                    split,
-                ],
-            )
-            .await?;
-        }
-        None => {}
+                "write",
+                "--reachable",
+                "--changed-paths",
+                "--size-multiple=4",
+                split,
+            ],
+        )
+        .await?;
     }
     Ok(())
 }
