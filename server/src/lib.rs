@@ -24,6 +24,7 @@ pub mod imports;
 pub mod issues;
 pub mod live;
 pub mod login_rule;
+pub mod maintenance;
 pub mod middleware;
 pub mod names;
 pub mod needs;

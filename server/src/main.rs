@@ -38,6 +38,12 @@ enum Command {
     /// Manage users of the built-in local identity provider
     #[command(subcommand)]
     User(UserCommand),
+    /// Maintain repositories now, fully: prune, repack with a multi-pack index and
+    /// bitmap, rewrite the commit-graph; prints what was done per repo
+    Maintain {
+        /// One repo, as <owner>/<monorepo>/<repo path> [default: every repo]
+        repo: Option<String>,
+    },
 }
 
 #[derive(Subcommand)]
@@ -125,6 +131,7 @@ async fn run(command: Command, config: Config) -> anyhow::Result<()> {
         Command::User(UserCommand::List) => list_users(&config).await,
         Command::User(UserCommand::Disable { login }) => set_disabled(&config, &login, true).await,
         Command::User(UserCommand::Enable { login }) => set_disabled(&config, &login, false).await,
+        Command::Maintain { repo } => maintain(&config, repo.as_deref()).await,
     }
 }
 
@@ -347,6 +354,70 @@ async fn set_password(config: &Config, login: &str) -> anyhow::Result<()> {
     tx.commit().await?;
     store.close().await;
     eprintln!("Password set for {login}.");
+    Ok(())
+}
+
+/// `maintain`: every repo (or the one named), one at a time, each line saying what was
+/// done. On SQLite a running server's merges cannot be held off from this process, so
+/// unreachable objects are kept (the server's own maintenance expires them).
+async fn maintain(config: &Config, repo: Option<&str>) -> anyhow::Result<()> {
+    use svc_server::maintenance::{self, Mode};
+    use svc_server::store::{monorepos, repos};
+    let store = open_store(config).await?;
+    let mut conn = store.read().await?;
+    let mut targets = Vec::new();
+    match repo {
+        Some(label) => {
+            let mut parts = label.splitn(3, '/');
+            let (Some(owner), Some(name), Some(path)) = (parts.next(), parts.next(), parts.next())
+            else {
+                bail!("name the repo as <owner>/<monorepo>/<repo path>, not {label}");
+            };
+            let Some(mono) = monorepos::by_label(conn.h(), owner, name).await? else {
+                bail!("no monorepo {owner}/{name}");
+            };
+            let all = repos::all(conn.h(), &mono.id).await?;
+            let Some(row) = all.into_iter().find(|r| r.path == path || r.name == path) else {
+                bail!("no repo {path} in {owner}/{name}");
+            };
+            targets.push((label.to_owned(), row.id));
+        }
+        None => {
+            for row in repos::every(conn.h()).await? {
+                let mono = monorepos::by_id(conn.h(), &row.monorepo_id).await?;
+                // The meta repo's path is `.`: it goes by its name.
+                let path = if row.path == "." {
+                    &row.name
+                } else {
+                    &row.path
+                };
+                let label = match mono {
+                    Some(m) => format!("{}/{path}", m.label()),
+                    None => row.id.clone(),
+                };
+                targets.push((label, row.id));
+            }
+        }
+    }
+    drop(conn);
+    let locks = svc_server::repo_lock::RepoLocks::new(&config.database_url);
+    let may_expire = store.postgres().is_some();
+    let mut failed = 0;
+    for (label, id) in targets {
+        match maintenance::maintain_repo(&config.data_dir, &locks, &id, Mode::Eager, may_expire)
+            .await
+        {
+            Ok(outcome) => println!("{label}: {}", outcome.describe()),
+            Err(e) => {
+                failed += 1;
+                println!("{label}: failed: {e}");
+            }
+        }
+    }
+    store.close().await;
+    if failed > 0 {
+        bail!("{failed} repo(s) could not be maintained");
+    }
     Ok(())
 }
 

@@ -28,6 +28,12 @@ pub struct RepoLocks {
     pool: Option<PgPool>,
 }
 
+/// Held while a repo is maintained; on PostgreSQL another server seeing it held leaves the
+/// repo to this one. Dropping it lets go.
+pub struct Lease {
+    _across: Option<Transaction<'static, Postgres>>,
+}
+
 /// Held while a merge is made; dropping it lets go (the transaction rolls back).
 pub struct Held {
     _across: Option<Transaction<'static, Postgres>>,
@@ -75,5 +81,29 @@ impl RepoLocks {
             _across: across,
             _local: local,
         })
+    }
+
+    /// The repo's maintenance lease across processes: once another process lets go of
+    /// it (`wait`), else now or never (None). Without PostgreSQL there is one server, and
+    /// the lease is always had.
+    pub async fn maintenance(&self, repo_id: &str, wait: bool) -> store::Result<Option<Lease>> {
+        let Some(pool) = &self.pool else {
+            return Ok(Some(Lease { _across: None }));
+        };
+        let mut tx = pool.begin().await?;
+        let key = format!("maintain:{repo_id}");
+        if wait {
+            sqlx::query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))")
+                .bind(key)
+                .execute(&mut *tx)
+                .await?;
+            return Ok(Some(Lease { _across: Some(tx) }));
+        }
+        let (got,): (bool,) =
+            sqlx::query_as("SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0))")
+                .bind(key)
+                .fetch_one(&mut *tx)
+                .await?;
+        Ok(got.then_some(Lease { _across: Some(tx) }))
     }
 }

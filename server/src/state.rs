@@ -53,6 +53,23 @@ pub struct AppState {
     pub rate_limits: Arc<crate::rate_limit::RateLimits>,
     /// One merge at a time per repo, across processes on PostgreSQL.
     merge_locks: Arc<crate::repo_lock::RepoLocks>,
+    /// Background repository maintenance (repacks, commit-graphs).
+    pub maintenance: Arc<crate::maintenance::Maintenance>,
+}
+
+/// A repo's merge lock (see [`AppState::merge_lock`]).
+pub struct MergeLock {
+    _held: crate::repo_lock::Held,
+    maintenance: Arc<crate::maintenance::Maintenance>,
+    repo_id: String,
+}
+
+/// Merges and meta saves write objects loosely: their repo is queued for maintenance
+/// as the lock is let go.
+impl Drop for MergeLock {
+    fn drop(&mut self) {
+        self.maintenance.after_write(&self.repo_id);
+    }
 }
 
 impl AppState {
@@ -69,13 +86,17 @@ impl AppState {
         let facts = crate::facts::Worker::start(store.clone(), config.data_dir.clone());
         let live = crate::live::Live::start(store.clone());
         let feed = crate::feed::Hub::start(store.clone(), live.bell());
+        let merge_locks = Arc::new(crate::repo_lock::RepoLocks::new(&config.database_url));
+        let maintenance =
+            crate::maintenance::Maintenance::start(config.data_dir.clone(), merge_locks.clone());
         AppState {
             live,
             feed,
             store,
             facts,
             checks_config: Arc::default(),
-            merge_locks: Arc::new(crate::repo_lock::RepoLocks::new(&config.database_url)),
+            merge_locks,
+            maintenance,
             hook_wake: Arc::default(),
             push_spools: Arc::default(),
             agents: Arc::default(),
@@ -95,8 +116,12 @@ impl AppState {
     }
 
     /// The lock merges into `repo_id` take, held until dropped.
-    pub async fn merge_lock(&self, repo_id: &str) -> ApiResult<crate::repo_lock::Held> {
-        Ok(self.merge_locks.lock(repo_id).await?)
+    pub async fn merge_lock(&self, repo_id: &str) -> ApiResult<MergeLock> {
+        Ok(MergeLock {
+            _held: self.merge_locks.lock(repo_id).await?,
+            maintenance: self.maintenance.clone(),
+            repo_id: repo_id.to_owned(),
+        })
     }
 
     /// Runs `f` with `repo`'s git repository open, on the blocking pool: git reads and

@@ -234,7 +234,13 @@ fn git(service: Service, dir: &std::path::Path, protocol: Option<&str>) -> Comma
             "uploadpack.allowAnySHA1InWant=true",
         ]),
         // `git push -o ...`: the options reach the server and are used (see `push_options`).
-        Service::ReceivePack => cmd.args(["-c", "receive.advertisePushOptions=true"]),
+        // No `gc --auto` after a push: the server's own maintenance packs (`maintenance.rs`).
+        Service::ReceivePack => cmd.args([
+            "-c",
+            "receive.advertisePushOptions=true",
+            "-c",
+            "receive.autogc=false",
+        ]),
     };
     cmd.args([service.name(), "--stateless-rpc"])
         .arg(dir)
@@ -686,7 +692,7 @@ async fn receive(
         )
         .await;
     });
-    tokio::spawn(storage::maintain(dir));
+    state.maintenance.after_write(&row.id);
     let mut answer = pkt::remote_lines(&head, &notes.join("\n"));
     answer.extend(out.stdout);
     push_result(answer)

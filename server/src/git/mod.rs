@@ -6,6 +6,7 @@ pub mod diff;
 pub mod door;
 pub mod import;
 pub mod last_commits;
+pub mod maintain;
 pub mod merge;
 pub mod meta;
 pub(crate) mod pkt;

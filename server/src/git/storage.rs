@@ -68,55 +68,6 @@ pub fn remove_stale_locks(data_dir: &Path) -> usize {
     removed
 }
 
-/// Packs kept before a repository is repacked into one pack with a bitmap.
-const MAX_PACKS: usize = 4;
-
-/// Repositories being repacked now: one repack per repository at a time.
-static REPACKING: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
-
-/// Repacks a repository that pushes have left in many packs. Each push adds a pack;
-/// without a repack every clone searches deltas across all of them (seconds of CPU per
-/// clone), and without a bitmap it counts objects the slow way.
-pub async fn maintain(dir: PathBuf) {
-    let packs = match std::fs::read_dir(dir.join("objects/pack")) {
-        Ok(entries) => entries
-            .filter_map(Result::ok)
-            .filter(|e| e.path().extension().is_some_and(|x| x == "pack"))
-            .count(),
-        Err(_) => return,
-    };
-    if packs < MAX_PACKS {
-        return;
-    }
-    {
-        let Ok(mut busy) = REPACKING.lock() else {
-            return;
-        };
-        if busy.contains(&dir) {
-            return;
-        }
-        busy.push(dir.clone());
-    }
-    let mut repack = tokio::process::Command::new("git");
-    repack
-        .arg("--git-dir")
-        .arg(&dir)
-        .args(["repack", "-a", "-d", "-b", "-q"])
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null");
-    let out = super::child::dies_with_server(&mut repack).output().await;
-    match out {
-        Ok(out) if !out.status.success() => {
-            tracing::warn!(dir = %dir.display(), stderr = %String::from_utf8_lossy(&out.stderr).trim(), "repack failed");
-        }
-        Err(e) => tracing::warn!(dir = %dir.display(), error = %e, "cannot run git repack"),
-        Ok(_) => tracing::info!(dir = %dir.display(), packs, "repacked"),
-    }
-    if let Ok(mut busy) = REPACKING.lock() {
-        busy.retain(|d| d != &dir);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::{STALE_LOCK, remove_stale_locks};

@@ -405,14 +405,42 @@ async fn a_push_of_200_mb_is_refused_within_two_seconds() {
     c.git.ok(&c.work, &["push", "-q", "origin", "main"]);
     c.git.ok(&c.work, &["checkout", "-q", "-b", "huge"]);
     commit_noise(&c.git, &c.work, 200, 1000 * 1000);
+    // Timed to the refusal's first line on git's stderr: what the pusher sees.
     let started = Instant::now();
-    let out = c.git.run(&c.work, &["push", "origin", "huge"]);
-    let took = started.elapsed();
-    assert!(!out.status.success());
-    let said = all_output(&out);
-    assert!(said.contains("over 64 MiB and was refused"), "{said}");
+    let mut push = c
+        .git
+        .command(&c.work)
+        .args(["push", "--progress", "origin", "huge"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = push.stderr.take().unwrap();
+    let mut said = String::new();
+    let mut took = None;
+    for line in std::io::BufRead::split(std::io::BufReader::new(stderr), b'\n') {
+        let line = String::from_utf8_lossy(&line.unwrap()).into_owned();
+        if took.is_none() && line.contains("over 64 MiB and was refused") {
+            took = Some(started.elapsed());
+        }
+        said.push_str(&line);
+        said.push('\n');
+    }
+    assert!(!push.wait().unwrap().success(), "{said}");
+    let took = took.unwrap_or_else(|| panic!("no refusal: {said}"));
     assert!(
         took < Duration::from_secs(2),
         "refused after {took:?}: {said}"
     );
+    let r = c
+        .app
+        .as_user(
+            Method::GET,
+            &format!("{M}/repos/app/branches/huge"),
+            &c.token,
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), reqwest::StatusCode::NOT_FOUND, "nothing landed");
 }

@@ -46,6 +46,7 @@ mod hooks;
 mod identity;
 mod import;
 mod issues;
+mod maintenance;
 mod mcp;
 mod meta_sync;
 mod monorepos;
