@@ -1,5 +1,6 @@
 //! The git layer: in-process reads with gix, and the smart-HTTP door.
 
+pub mod advertise;
 pub mod branch_name;
 pub mod child;
 pub mod diff;
@@ -7,6 +8,7 @@ pub mod door;
 pub mod last_commits;
 pub mod merge;
 pub mod meta;
+pub mod open_repos;
 pub(crate) mod pkt;
 pub mod read;
 pub mod record;

@@ -39,6 +39,7 @@ mod daemon;
 mod daemon_meta;
 mod device_flow;
 mod diffs;
+mod door_refs;
 mod events;
 mod git_door;
 mod hooks;
