@@ -2,7 +2,8 @@
 //! of 561 entries, 10 branches, 10 annotated tags), against git on the same bare
 //! directory in the same run, p50 of `--runs` after a warm-up:
 //!
-//! - `git ls-remote <door URL>` (protocol v2, then v0) against `git ls-remote <bare dir>`;
+//! - `git ls-remote <door URL>` (protocol v2, then v0) against `git ls-remote <bare dir>`,
+//!   and the door's `GET info/refs` alone;
 //! - getTree of the root against `git ls-tree HEAD`;
 //! - getFile of one file against `git cat-file blob HEAD:<file>`.
 
@@ -93,7 +94,26 @@ pub async fn bench(opts: Options) -> anyhow::Result<()> {
         );
     }
 
+    // The door's own share: `GET info/refs` alone, as a v0 client sends it.
     let client = reqwest::Client::new();
+    let mut served = Vec::new();
+    for run in 0..=opts.runs {
+        let start = Instant::now();
+        let r = client
+            .get(format!("{url}/info/refs?service=git-upload-pack"))
+            .bearer_auth(&api.token)
+            .send()
+            .await?;
+        if !r.status().is_success() {
+            bail!("info/refs: {}", r.status());
+        }
+        r.bytes().await?;
+        if run > 0 {
+            served.push(start.elapsed());
+        }
+    }
+    println!("GET info/refs (v0 upload-pack): p50 {}", ms(median(served)));
+
     let get = |path: String| {
         let request = client
             .get(format!(
