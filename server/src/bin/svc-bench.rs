@@ -20,6 +20,9 @@
 //! - `svc-bench ci-webhooks [--database-url URL]`: the CI webhook receiver under 200
 //!   signed Buildkite events a second for 30 s, every build's final state checked; a
 //!   body of exactly 5 MiB taken, larger ones refused without reading them;
+//! - `svc-bench door-fixed`: `git ls-remote`, getTree of a 561-entry root and getFile of
+//!   a small repository, against `git ls-remote`, `git ls-tree` and `git cat-file` on
+//!   its bare directory;
 //! - `svc-bench door`: clone of a 120 MiB repository through the git door against a
 //!   clone of its bare directory, server RSS during a door clone, 20 concurrent clones;
 //! - `svc-bench last-commits`: cold `getLastCommits` on a 1,000-entry folder of a
@@ -57,8 +60,8 @@ mod svc_bench;
 use clap::{Parser, Subcommand};
 
 use svc_bench::{
-    agents, artifacts, auth, branch_diff, branches, ci_webhooks, daemon, diff_engine, door, events,
-    hooks, issues, last_commits, org_access, releases, soak, web,
+    agents, artifacts, auth, branch_diff, branches, ci_webhooks, daemon, diff_engine, door,
+    door_fixed, events, hooks, issues, last_commits, org_access, releases, soak, web,
 };
 
 #[derive(Parser)]
@@ -135,6 +138,15 @@ enum Command {
         /// Door clones started at once
         #[arg(long, default_value_t = 20)]
         concurrent: usize,
+        /// Keep the working directory (in the temp dir) afterwards
+        #[arg(long)]
+        keep: bool,
+    },
+    /// `git ls-remote`, getTree and getFile of a small repository against git on disk
+    DoorFixed {
+        /// Timed runs of each (the median is reported)
+        #[arg(long, default_value_t = 50)]
+        runs: usize,
         /// Keep the working directory (in the temp dir) afterwards
         #[arg(long)]
         keep: bool,
@@ -361,6 +373,9 @@ async fn main() -> anyhow::Result<()> {
                 keep,
             })
             .await
+        }
+        Command::DoorFixed { runs, keep } => {
+            door_fixed::bench(door_fixed::Options { runs, keep }).await
         }
         Command::LastCommits {
             commits,

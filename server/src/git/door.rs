@@ -1,5 +1,6 @@
 //! The git door: smart HTTP by spawning `git upload-pack|receive-pack --stateless-rpc`
-//! per request, as Gitea and GitLab do.
+//! per request, as Gitea and GitLab do; the ref advertisements and v2's `ls-refs` are
+//! answered in process, as git would answer them ([`super::advertise`]).
 //!
 //! Fetches stream both ways. A push is spooled to a temp file first (never held in
 //! memory), so it can be measured against the push limit (`[git] max_push_bytes`) and checked against the push
@@ -24,6 +25,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::process::Command;
 use tower_http::decompression::RequestDecompressionLayer;
 
+use super::advertise::{self, Advertisement};
 use super::pkt::{self, PushHead};
 use super::push_options;
 use super::record::{self, Actor};
@@ -313,25 +315,41 @@ async fn advertise(
     };
     let protocol = git_protocol(headers);
     let dir = storage::repo_dir(&state.config.data_dir, &row.id);
-    let mut cmd = git(service, &dir, protocol.as_deref());
-    cmd.arg("--http-backend-info-refs").stdin(Stdio::null());
-    let out = match cmd.output().await {
-        Ok(out) if out.status.success() => out,
-        Ok(out) => return git_failed(&String::from_utf8_lossy(&out.stderr)),
-        Err(e) => return git_failed(&e.to_string()),
+    let version = advertise::protocol_version(protocol.as_deref());
+    let v2 = service == Service::UploadPack && version == 2;
+    // receive-pack serves v0 when asked for v2; v1 (rare) is left to git.
+    let which = match (service, version) {
+        (Service::UploadPack, 0) => Some(Advertisement::UploadPack),
+        (Service::UploadPack, 2) => Some(Advertisement::V2),
+        (Service::ReceivePack, 0 | 2) => Some(Advertisement::ReceivePack),
+        _ => None,
     };
-    let v2 = service == Service::UploadPack
-        && protocol
-            .as_deref()
-            .is_some_and(|p| p.split(':').any(|kv| kv == "version=2"));
-    let mut body = Vec::with_capacity(out.stdout.len() + 64);
+    let answered = match (which, learned(state).await) {
+        (Some(which), Some(learned)) => {
+            advertise::advertise(state.open_repos.clone(), dir.clone(), learned, which).await
+        }
+        _ => None,
+    };
+    let stdout = match answered {
+        Some(answered) => answered,
+        None => {
+            let mut cmd = git(service, &dir, protocol.as_deref());
+            cmd.arg("--http-backend-info-refs").stdin(Stdio::null());
+            match cmd.output().await {
+                Ok(out) if out.status.success() => out.stdout,
+                Ok(out) => return git_failed(&String::from_utf8_lossy(&out.stderr)),
+                Err(e) => return git_failed(&e.to_string()),
+            }
+        }
+    };
+    let mut body = Vec::with_capacity(stdout.len() + 64);
     if !v2 {
         body.extend(pkt::line(
             format!("# service=git-{}\n", service.name()).as_bytes(),
         ));
         body.extend_from_slice(pkt::FLUSH);
     }
-    body.extend(out.stdout);
+    body.extend(stdout);
     let content_type = format!("application/x-git-{}-advertisement", service.name());
     (
         [
@@ -341,6 +359,21 @@ async fn advertise(
         body,
     )
         .into_response()
+}
+
+/// What git advertises, learned once (see [`advertise`]).
+async fn learned(state: &AppState) -> Option<&'static advertise::Learned> {
+    let scratch = state.config.data_dir.join("tmp");
+    advertise::learned(&scratch, command).await
+}
+
+/// The door's git for `receive-pack` or `upload-pack`, as the advertisements are learned.
+pub(super) fn command(receive: bool, dir: &std::path::Path, protocol: Option<&str>) -> Command {
+    let service = match receive {
+        true => Service::ReceivePack,
+        false => Service::UploadPack,
+    };
+    git(service, dir, protocol)
 }
 
 fn git_failed(stderr: &str) -> Response {
@@ -398,7 +431,22 @@ async fn upload(
         request.extend_from_slice(&chunk);
     }
     let dir = storage::repo_dir(&state.config.data_dir, &row.id);
-    let mut child = match git(Service::UploadPack, &dir, git_protocol(headers).as_deref()).spawn() {
+    let protocol = git_protocol(headers);
+    if advertise::protocol_version(protocol.as_deref()) == 2
+        && let Some(learned) = learned(state).await
+        && let Some(refs) =
+            advertise::ls_refs(state.open_repos.clone(), dir.clone(), learned, &request).await
+    {
+        return (
+            [
+                (header::CONTENT_TYPE, "application/x-git-upload-pack-result"),
+                (header::CACHE_CONTROL, "no-cache"),
+            ],
+            refs,
+        )
+            .into_response();
+    }
+    let mut child = match git(Service::UploadPack, &dir, protocol.as_deref()).spawn() {
         Ok(child) => child,
         Err(e) => return git_failed(&e.to_string()),
     };

@@ -1,5 +1,6 @@
 //! The git layer: in-process reads with gix, and the smart-HTTP door.
 
+pub mod advertise;
 pub mod branch_name;
 pub mod child;
 pub mod diff;
@@ -9,6 +10,7 @@ pub mod last_commits;
 pub mod maintain;
 pub mod merge;
 pub mod meta;
+pub mod open_repos;
 pub(crate) mod pkt;
 pub mod push_options;
 pub mod read;

@@ -40,6 +40,7 @@ mod daemon_meta;
 mod device_flow;
 mod diffs;
 mod door_partial;
+mod door_refs;
 mod events;
 mod git_door;
 mod hooks;

@@ -10,6 +10,7 @@ pub mod common;
 pub mod daemon;
 pub mod diff_engine;
 pub mod door;
+pub mod door_fixed;
 pub mod events;
 pub mod hooks;
 pub mod issues;
