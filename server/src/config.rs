@@ -73,6 +73,26 @@ struct FileConfig {
     #[serde(default)]
     signup: SignupSettings,
     smtp: Option<SmtpSettings>,
+    #[serde(default)]
+    facts: FactsSettings,
+}
+
+/// `[facts]`: branch facts (ahead, behind, the merge dry run).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FactsSettings {
+    /// Milliseconds a branch list spends in all computing its stale rows before it
+    /// answers; the rest answer `stale` (`mergeable: pending`) and are finished in the
+    /// background. 0: the list computes none.
+    pub list_budget_ms: u64,
+}
+
+impl Default for FactsSettings {
+    fn default() -> Self {
+        Self {
+            list_budget_ms: 100,
+        }
+    }
 }
 
 /// `[signup]`: whether anyone may make an account from the sign-in page.
@@ -213,6 +233,8 @@ pub struct Config {
     pub signup: SignupSettings,
     /// Where invite sign-in links are mailed through; none: the inviter passes them on.
     pub smtp: Option<SmtpSettings>,
+    /// How much time a branch list gives stale facts.
+    pub facts: FactsSettings,
 }
 
 impl Config {
@@ -264,6 +286,7 @@ impl Config {
             connections: file.connections,
             signup: file.signup,
             smtp: file.smtp,
+            facts: file.facts,
         }
         .checked()
     }
@@ -289,6 +312,7 @@ impl Config {
             connections: ConnectionSettings::default(),
             signup: SignupSettings::default(),
             smtp: None,
+            facts: FactsSettings::default(),
         }
     }
 

@@ -23,8 +23,8 @@ use serde_json::Value;
 use svc_protocol::user::UserWithCredential;
 use svc_server::agents::settings::AgentsSettings;
 use svc_server::config::{
-    BuildkiteSettings, Config, HooksSettings, LoginSettings, OidcSettings, SignupSettings,
-    SmtpSettings,
+    BuildkiteSettings, Config, FactsSettings, HooksSettings, LoginSettings, OidcSettings,
+    SignupSettings, SmtpSettings,
 };
 use svc_server::connections::ConnectionSettings;
 use svc_server::rate_limit::RateLimitSettings;
@@ -71,6 +71,7 @@ pub struct TestAppBuilder {
     connections: ConnectionSettings,
     signup: SignupSettings,
     smtp: Option<SmtpSettings>,
+    facts: FactsSettings,
     process: bool,
 }
 
@@ -104,6 +105,12 @@ impl TestAppBuilder {
     /// `[rate_limits]` settings.
     pub fn rate_limits(mut self, limits: RateLimitSettings) -> Self {
         self.rate_limits = limits;
+        self
+    }
+
+    /// `[facts]` settings.
+    pub fn facts(mut self, facts: FactsSettings) -> Self {
+        self.facts = facts;
         self
     }
 
@@ -189,6 +196,7 @@ impl TestAppBuilder {
         config.connections = self.connections;
         config.signup = self.signup;
         config.smtp = self.smtp;
+        config.facts = self.facts;
         config.status_secret = Some(STATUS_SECRET.to_owned());
         let (running, settings_file) = if self.process {
             drop(listener);
@@ -274,6 +282,7 @@ impl TestApp {
             connections: ConnectionSettings::default(),
             signup: SignupSettings::default(),
             smtp: None,
+            facts: FactsSettings::default(),
         }
     }
 

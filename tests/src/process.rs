@@ -41,6 +41,7 @@ pub(crate) fn write_settings(dir: &Path, config: &Config, agents: &str) -> PathB
             "forwarded_for": rates.forwarded_for,
         },
         "signup": { "open": config.signup.open },
+        "facts": { "list_budget_ms": config.facts.list_budget_ms },
         "connections": {
             "header_timeout_secs": connections.header_timeout_secs,
             "body_idle_secs": connections.body_idle_secs,

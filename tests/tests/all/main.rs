@@ -45,6 +45,7 @@ mod hooks;
 mod identity;
 mod issues;
 mod mcp;
+mod merge_speed;
 mod meta_sync;
 mod monorepos;
 mod needs;

@@ -11,6 +11,7 @@ pub mod daemon;
 pub mod diff_engine;
 pub mod door;
 pub mod events;
+pub mod far_merge;
 pub mod hooks;
 pub mod issues;
 pub mod last_commits;
