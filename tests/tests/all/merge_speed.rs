@@ -247,7 +247,7 @@ async fn a_list_answers_stale_rows_pending_and_their_facts_follow() {
             .unwrap()
             .iter()
             .filter(|e| e["kind"] == "branch.updated")
-            .filter_map(|e| e["body"]["row"]["name"].as_str())
+            .filter_map(|e| e["row"]["name"].as_str())
             .collect();
         for b in &stale {
             let name = b["name"].as_str().unwrap();
