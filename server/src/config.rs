@@ -75,6 +75,8 @@ struct FileConfig {
     smtp: Option<SmtpSettings>,
     #[serde(default)]
     git: GitSettings,
+    #[serde(default)]
+    facts: FactsSettings,
 }
 
 /// `[git]`: the git door.
@@ -91,6 +93,24 @@ impl Default for GitSettings {
     fn default() -> Self {
         Self {
             max_push_bytes: 64 * 1024 * 1024,
+        }
+    }
+}
+
+/// `[facts]`: branch facts (ahead, behind, the merge dry run).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FactsSettings {
+    /// Milliseconds a branch list spends in all computing its stale rows before it
+    /// answers; the rest answer `stale` (`mergeable: pending`) and are finished in the
+    /// background. 0: the list computes none.
+    pub list_budget_ms: u64,
+}
+
+impl Default for FactsSettings {
+    fn default() -> Self {
+        Self {
+            list_budget_ms: 100,
         }
     }
 }
@@ -235,6 +255,8 @@ pub struct Config {
     pub smtp: Option<SmtpSettings>,
     /// The git door's limits.
     pub git: GitSettings,
+    /// How much time a branch list gives stale facts.
+    pub facts: FactsSettings,
 }
 
 impl Config {
@@ -287,6 +309,7 @@ impl Config {
             signup: file.signup,
             smtp: file.smtp,
             git: file.git,
+            facts: file.facts,
         }
         .checked()
     }
@@ -313,6 +336,7 @@ impl Config {
             signup: SignupSettings::default(),
             smtp: None,
             git: GitSettings::default(),
+            facts: FactsSettings::default(),
         }
     }
 

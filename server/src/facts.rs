@@ -10,6 +10,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use serde_json::json;
 use svc_protocol::event::ZERO_SHA;
@@ -120,6 +121,41 @@ impl Worker {
         }
     }
 
+    /// Computes the facts of `branches`, one after another, for at most `budget` in all
+    /// (a list answering from stored facts). A computation still running when the budget
+    /// ends goes on in the background and stores its facts when done (`branch.updated`);
+    /// the branches not begun are queued.
+    pub async fn compute_within(
+        self: &Arc<Self>,
+        repo_id: &str,
+        branches: &[String],
+        budget: Duration,
+    ) {
+        let deadline = Instant::now() + budget;
+        for (i, branch) in branches.iter().enumerate() {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if !left.is_zero() {
+                let (worker, repo, name) = (self.clone(), repo_id.to_owned(), branch.clone());
+                let task = tokio::spawn(async move { worker.compute(&repo, &name).await });
+                match tokio::time::timeout(left, task).await {
+                    Ok(Ok(Err(e))) => {
+                        tracing::warn!(repo = %repo_id, %branch, error = %e, "cannot compute branch facts");
+                    }
+                    Ok(_) => {}
+                    Err(_) => {
+                        branches[i + 1..]
+                            .iter()
+                            .for_each(|b| self.enqueue(repo_id, b));
+                        return;
+                    }
+                }
+                continue;
+            }
+            branches[i..].iter().for_each(|b| self.enqueue(repo_id, b));
+            return;
+        }
+    }
+
     fn lock_of(&self, key: &Key) -> Arc<tokio::sync::Mutex<()>> {
         match self.locks.lock() {
             Ok(mut locks) => locks.entry(key.clone()).or_default().clone(),
@@ -203,12 +239,11 @@ fn compute_git(dir: &std::path::Path, main: Option<&str>, head: &str) -> Result<
         ..Facts::default()
     };
     if let Some(main_id) = main_id {
-        let base = repo.merge_base(main_id, head_id).map_err(git)?;
-        let (ahead, behind) = repo.ahead_behind(main_id, head_id).map_err(git)?;
-        let check = repo.dry_run(main_id, head_id).map_err(git)?;
-        facts.base = base.map(|b| b.to_string());
-        facts.ahead = Some(i64::from(ahead));
-        facts.behind = Some(i64::from(behind));
+        let got = repo.branch_facts(main_id, head_id).map_err(git)?;
+        facts.base = got.base.map(|b| b.to_string());
+        facts.ahead = Some(i64::from(got.ahead));
+        facts.behind = Some(i64::from(got.behind));
+        let check = got.check;
         if !check.clean {
             facts.mergeable = Some("conflicts".into());
             facts.conflicts = Some(json!(check.conflicts).to_string());

@@ -23,8 +23,8 @@ use serde_json::Value;
 use svc_protocol::user::UserWithCredential;
 use svc_server::agents::settings::AgentsSettings;
 use svc_server::config::{
-    BuildkiteSettings, Config, GitSettings, HooksSettings, LoginSettings, OidcSettings,
-    SignupSettings, SmtpSettings,
+    BuildkiteSettings, Config, FactsSettings, GitSettings, HooksSettings, LoginSettings,
+    OidcSettings, SignupSettings, SmtpSettings,
 };
 use svc_server::connections::ConnectionSettings;
 use svc_server::rate_limit::RateLimitSettings;
@@ -72,6 +72,7 @@ pub struct TestAppBuilder {
     signup: SignupSettings,
     smtp: Option<SmtpSettings>,
     git: GitSettings,
+    facts: FactsSettings,
     process: bool,
 }
 
@@ -105,6 +106,12 @@ impl TestAppBuilder {
     /// `[rate_limits]` settings.
     pub fn rate_limits(mut self, limits: RateLimitSettings) -> Self {
         self.rate_limits = limits;
+        self
+    }
+
+    /// `[facts]` settings.
+    pub fn facts(mut self, facts: FactsSettings) -> Self {
+        self.facts = facts;
         self
     }
 
@@ -197,6 +204,7 @@ impl TestAppBuilder {
         config.signup = self.signup;
         config.smtp = self.smtp;
         config.git = self.git;
+        config.facts = self.facts;
         config.status_secret = Some(STATUS_SECRET.to_owned());
         let (running, settings_file) = if self.process {
             drop(listener);
@@ -283,6 +291,7 @@ impl TestApp {
             signup: SignupSettings::default(),
             smtp: None,
             git: GitSettings::default(),
+            facts: FactsSettings::default(),
         }
     }
 

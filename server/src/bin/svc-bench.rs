@@ -31,6 +31,10 @@
 //!   files against `git diff --patience`;
 //! - `svc-bench branch-list [--database-url URL]`: listBranches pages of a repo with
 //!   10,000 branches, and how long their background facts took;
+//! - `svc-bench far-merge [--database-url URL]`: merges and branch facts of branches
+//!   20,000 commits ahead of main against `git merge-tree` + `commit-tree` +
+//!   `update-ref` in the same run; listBranches right after main moves with 20 far
+//!   branches stale;
 //! - `svc-bench branch-diff`: the streamed branch diff over HTTP of the same change as
 //!   `diff-engine`, computed and replayed, and the JSON form, against `git diff
 //!   --patience main...topic` in a clone;
@@ -61,7 +65,7 @@ use clap::{Parser, Subcommand};
 
 use svc_bench::{
     agents, artifacts, auth, branch_diff, branches, ci_webhooks, daemon, diff_engine, door,
-    door_fixed, events, hooks, issues, last_commits, org_access, releases, soak, web,
+    door_fixed, events, far_merge, hooks, issues, last_commits, org_access, releases, soak, web,
 };
 
 #[derive(Parser)]
@@ -185,6 +189,27 @@ enum Command {
         branches: usize,
         /// Timed requests of each page (p50 and p99 are reported)
         #[arg(long, default_value_t = 200)]
+        runs: usize,
+        /// The store (default: SQLite in a temp dir); give a fresh database
+        #[arg(long)]
+        database_url: Option<String>,
+        /// Keep the working directory (in the temp dir) afterwards
+        #[arg(long)]
+        keep: bool,
+    },
+    /// Merges and facts of branches far ahead of main against git; listBranches after main moves
+    FarMerge {
+        /// Commits the far branches are ahead of main
+        #[arg(long, default_value_t = 20_000)]
+        commits: usize,
+        /// Commits of main itself
+        #[arg(long, default_value_t = 2_000)]
+        main_commits: usize,
+        /// Far branches (at the far line's last commits)
+        #[arg(long, default_value_t = 20)]
+        branches: usize,
+        /// Timed runs of each in-process and git measure (the median is reported)
+        #[arg(long, default_value_t = 5)]
         runs: usize,
         /// The store (default: SQLite in a temp dir); give a fresh database
         #[arg(long)]
@@ -401,6 +426,24 @@ async fn main() -> anyhow::Result<()> {
             keep,
         } => {
             branches::bench(branches::Options {
+                branches,
+                runs,
+                database_url,
+                keep,
+            })
+            .await
+        }
+        Command::FarMerge {
+            commits,
+            main_commits,
+            branches,
+            runs,
+            database_url,
+            keep,
+        } => {
+            far_merge::bench(far_merge::Options {
+                commits,
+                main_commits,
                 branches,
                 runs,
                 database_url,

@@ -2,11 +2,15 @@
 //! merge dry runs, merge commits, and compare-and-swap ref edits.
 //!
 //! Synchronous like [`super::read`]: call from `spawn_blocking`. Merges follow git's
-//! `ort` strategy as gix implements it (renames detected, several merge bases merged
-//! into a virtual one); "main" is always *ours* and the branch head *theirs*.
+//! `ort` strategy as gix implements it (several merge bases merged into a virtual one);
+//! "main" is always *ours* and the branch head *theirs*. Renames are exact only (the
+//! same blob moved), as branch diffs show them: similarity detection compares added and
+//! deleted files line by line, which on a branch far from main cost seconds a merge. A
+//! head whose merge base is main merges to its own tree, with no tree merge at all.
 
 use gix::ObjectId;
 use gix::bstr::ByteSlice;
+use gix::diff::Rewrites;
 use gix::merge::blob::builtin_driver::text::Labels;
 use gix::merge::tree::{TreatAsUnresolved, apply_index_entries::RemovalMode};
 use gix::objs::{Kind, TreeRefIter, Write};
@@ -19,7 +23,7 @@ mod refs;
 #[cfg(test)]
 mod tests;
 
-pub use facts::FACTS_CAP;
+pub use facts::{BranchFacts, FACTS_CAP};
 
 /// Why a merge or a ref edit failed. Facts and dry runs fail only as reads do
 /// ([`read::Error`]).
@@ -130,22 +134,8 @@ impl Repo {
     /// one that contains main (a fast-forward), merges cleanly without a tree merge.
     pub fn dry_run(&self, main: ObjectId, head: ObjectId) -> Result<MergeCheck, read::Error> {
         let repo = merge_handle(self);
-        let Some(base) = best_base(&repo, main, head)? else {
-            return Ok(MergeCheck {
-                clean: false,
-                conflicts: Vec::new(),
-                unrelated: true,
-            });
-        };
-        if base == main || base == head {
-            return Ok(MergeCheck::CLEAN);
-        }
-        let merged = merge_trees(&repo, main, head)?;
-        Ok(MergeCheck {
-            clean: merged.conflicts.is_empty(),
-            conflicts: merged.conflicts,
-            unrelated: false,
-        })
+        let bases = merge_bases(&repo, main, head)?;
+        check(&repo, main, head, &bases)
     }
 
     /// Writes a merge commit of head into main, dated now, and answers its id: parents
@@ -162,25 +152,30 @@ impl Repo {
         message: &str,
     ) -> Result<ObjectId, Error> {
         let mut repo = merge_handle(self);
-        match best_base(&repo, main, head)? {
+        let bases = merge_bases(&repo, main, head)?;
+        let tree = match bases.first() {
             None => return Err(Error::Unrelated { main, head }),
-            Some(base) if base == head => return Err(Error::NothingToMerge { main, head }),
-            Some(_) => {}
-        }
-        let merged = merge_trees(&repo, main, head)?;
-        if !merged.conflicts.is_empty() {
-            return Err(Error::Conflicts(merged.conflicts));
-        }
+            Some(base) if *base == head => return Err(Error::NothingToMerge { main, head }),
+            // Main is the merge base: the merge is the head's tree, on disk already.
+            Some(base) if *base == main => tree_of(&repo, head)?,
+            Some(_) => {
+                let merged = merge_trees(&repo, main, head, &bases)?;
+                if !merged.conflicts.is_empty() {
+                    return Err(Error::Conflicts(merged.conflicts));
+                }
+                merged.tree
+            }
+        };
         // From here on writes go to disk.
         let memory = repo.objects.take_object_memory().unwrap_or_default();
-        persist(&repo, &memory, merged.tree)?;
+        persist(&repo, &memory, tree)?;
         let mut message = message.to_owned();
         if !message.ends_with('\n') {
             message.push('\n');
         }
         let now = gix::date::Time::now_utc();
         let commit = gix::objs::Commit {
-            tree: merged.tree,
+            tree,
             parents: [main, head].into_iter().collect(),
             author: signature(author, now),
             committer: signature(committer, now),
@@ -212,34 +207,101 @@ fn require_commit(repo: &gix::Repository, id: ObjectId) -> Result<(), read::Erro
     }
 }
 
+/// The merge bases of two commits, which must exist: the best first, none when their
+/// histories are unrelated.
+fn merge_bases(
+    repo: &gix::Repository,
+    one: ObjectId,
+    two: ObjectId,
+) -> Result<Vec<ObjectId>, read::Error> {
+    require_commit(repo, one)?;
+    require_commit(repo, two)?;
+    let bases = repo.merge_bases_many(one, &[two]).map_err(git)?;
+    Ok(bases.into_iter().map(gix::Id::detach).collect())
+}
+
 /// The best merge base of two commits, which must exist.
 fn best_base(
     repo: &gix::Repository,
     one: ObjectId,
     two: ObjectId,
 ) -> Result<Option<ObjectId>, read::Error> {
-    require_commit(repo, one)?;
-    require_commit(repo, two)?;
-    let base = repo.merge_base(one, two).map_err(git)?;
-    Ok(base.map(gix::Id::detach))
+    Ok(merge_bases(repo, one, two)?.first().copied())
 }
 
-/// Merges head into main in `repo`'s object memory.
+/// The tree of commit `id`.
+fn tree_of(repo: &gix::Repository, id: ObjectId) -> Result<ObjectId, read::Error> {
+    let commit = repo.find_commit(id).map_err(git)?;
+    Ok(commit.tree_id().map_err(git)?.detach())
+}
+
+/// The dry run of head into main, whose merge bases are `bases` (best first).
+fn check(
+    repo: &gix::Repository,
+    main: ObjectId,
+    head: ObjectId,
+    bases: &[ObjectId],
+) -> Result<MergeCheck, read::Error> {
+    let Some(&base) = bases.first() else {
+        return Ok(MergeCheck {
+            clean: false,
+            conflicts: Vec::new(),
+            unrelated: true,
+        });
+    };
+    if base == main || base == head {
+        return Ok(MergeCheck::CLEAN);
+    }
+    let merged = merge_trees(repo, main, head, bases)?;
+    Ok(MergeCheck {
+        clean: merged.conflicts.is_empty(),
+        conflicts: merged.conflicts,
+        unrelated: false,
+    })
+}
+
+/// Exact renames only: a file moved without a change is followed on either side.
+const EXACT_RENAMES: Rewrites = Rewrites {
+    copies: None,
+    percentage: None,
+    limit: 0,
+    track_empty: false,
+};
+
+/// Merges head into main in `repo`'s object memory; `bases` are their merge bases,
+/// at least one. With one, its tree is the ancestor; with more, gix merges them into a
+/// virtual one as git does.
 fn merge_trees(
     repo: &gix::Repository,
     main: ObjectId,
     head: ObjectId,
+    bases: &[ObjectId],
 ) -> Result<TreeMerge, read::Error> {
-    let options = repo.tree_merge_options().map_err(git)?;
+    let options = repo
+        .tree_merge_options()
+        .map_err(git)?
+        .with_rewrites(Some(EXACT_RENAMES));
     let labels = Labels {
         ancestor: None,
         current: Some("main".into()),
         other: Some("head".into()),
     };
-    let mut outcome = repo
-        .merge_commits(main, head, labels, options.into())
-        .map_err(git)?
-        .tree_merge;
+    let mut outcome = match bases {
+        [base] => {
+            let (base, ours, theirs) = (
+                tree_of(repo, *base)?,
+                tree_of(repo, main)?,
+                tree_of(repo, head)?,
+            );
+            repo.merge_trees(base, ours, theirs, labels, options)
+                .map_err(git)?
+        }
+        _ => {
+            repo.merge_commits(main, head, labels, options.into())
+                .map_err(git)?
+                .tree_merge
+        }
+    };
     let tree = outcome.tree.write().map_err(git)?.detach();
     let how = TreatAsUnresolved::git();
     if !outcome.has_unresolved_conflicts(how) {

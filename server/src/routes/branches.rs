@@ -1,5 +1,7 @@
 //! Branches: the list with its facts, one branch, create, update, delete, own commits.
 
+use std::time::Duration;
+
 use axum::extract::State;
 use axum::http::StatusCode;
 use serde::Deserialize;
@@ -25,7 +27,8 @@ use crate::store::{H, now_ms, time_of};
 
 const LIST_DEFAULT: i64 = 30;
 const LIST_MAX: i64 = 100;
-/// Stale rows one list computes before answering.
+/// Stale rows one list computes at most before answering (within `[facts]
+/// list_budget_ms`).
 const LIST_COMPUTES: usize = 25;
 /// getBranch recomputes facts stale for longer than this.
 const STALE_RECOMPUTE_MS: i64 = 30_000;
@@ -117,7 +120,9 @@ pub fn parse_cursor(cursor: &str) -> ApiResult<After> {
 }
 
 /// Newest first (an open branch by last push, a merged one by merge time; ties by
-/// name), from stored facts; at most 25 stale rows are computed before answering.
+/// name), from stored facts; at most 25 stale rows are computed before answering, while
+/// that takes less than `[facts] list_budget_ms` (100) in all: the others answer
+/// `stale` and follow in the background (`branch.updated`).
 #[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches", tag = "branches",
     params(RepoPath, ListQuery),
     responses((status = 200, body = BranchList), (status = 400, body = ApiErrorBody), (status = 404, body = ApiErrorBody)))]
@@ -158,11 +163,9 @@ pub async fn list(
         .collect();
     if !stale.is_empty() {
         drop(conn);
-        for &i in &stale {
-            if let Err(e) = state.facts.compute(&repo.id, &rows[i].name).await {
-                tracing::warn!(error = %e, "cannot compute branch facts");
-            }
-        }
+        let names: Vec<String> = stale.iter().map(|&i| rows[i].name.clone()).collect();
+        let budget = Duration::from_millis(state.config.facts.list_budget_ms);
+        state.facts.compute_within(&repo.id, &names, budget).await;
         conn = state.store.read().await?;
         for &i in &stale {
             if let Some(b) = branches::get(conn.h(), &repo.id, &rows[i].name).await? {

@@ -12,6 +12,7 @@ pub mod diff_engine;
 pub mod door;
 pub mod door_fixed;
 pub mod events;
+pub mod far_merge;
 pub mod hooks;
 pub mod issues;
 pub mod last_commits;

@@ -1,4 +1,4 @@
-//! Merge bases, ahead/behind counts and a branch's own commits.
+//! Merge bases, ahead/behind counts, a branch's facts and its own commits.
 //!
 //! Counts and own commits come from one walk in commit-date order from both tips, as
 //! `git rev-list main...head` walks: each commit learns which tips reach it, and the
@@ -13,7 +13,7 @@ use gix::ObjectId;
 use gix::objs::{CommitRef, Kind};
 use svc_protocol::code;
 
-use super::{best_base, require_commit};
+use super::{MergeCheck, best_base, check, merge_bases, merge_handle, require_commit};
 use crate::git::read::{Error, Reader, Repo, git, to_commit};
 
 /// Commits one walk reads at most: past it the walk stops and answers what it found
@@ -31,7 +31,32 @@ const LEFT: u8 = 1;
 const RIGHT: u8 = 2;
 const BOTH: u8 = LEFT | RIGHT;
 
+/// A branch's facts against main: what the background worker stores.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BranchFacts {
+    /// The best merge base; None when the histories are unrelated.
+    pub base: Option<ObjectId>,
+    pub ahead: u32,
+    pub behind: u32,
+    /// The merge dry run.
+    pub check: MergeCheck,
+}
+
 impl Repo {
+    /// The facts of head against main: [`Repo::merge_base`], [`Repo::ahead_behind`]
+    /// and [`Repo::dry_run`], with the merge bases found once for both.
+    pub fn branch_facts(&self, main: ObjectId, head: ObjectId) -> Result<BranchFacts, Error> {
+        let repo = merge_handle(self);
+        let bases = merge_bases(&repo, main, head)?;
+        let (ahead, behind) = self.ahead_behind(main, head)?;
+        Ok(BranchFacts {
+            base: bases.first().copied(),
+            ahead,
+            behind,
+            check: check(&repo, main, head, &bases)?,
+        })
+    }
+
     /// The best common ancestor of `one` and `two` (`git merge-base`); None when
     /// their histories are unrelated.
     pub fn merge_base(&self, one: ObjectId, two: ObjectId) -> Result<Option<ObjectId>, Error> {

@@ -643,3 +643,132 @@ fn dry_run_cost_on_thousands_of_files() {
         );
     }
 }
+
+/// `git merge-tree` with exact renames only (`find-renames=100%`) or git's default
+/// similarity detection: the conflicted paths, or None when clean.
+fn merge_tree_renames(bare: &Path, exact: bool, main: &str, head: &str) -> Vec<String> {
+    let mut cmd = git_command(bare);
+    cmd.arg("merge-tree");
+    if exact {
+        cmd.args(["-X", "find-renames=100%"]);
+    }
+    let out = cmd
+        .args(["--write-tree", "--name-only", main, head])
+        .output()
+        .unwrap();
+    assert!(matches!(out.status.code(), Some(0 | 1)), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    let paths = text.lines().skip(1).take_while(|l| !l.is_empty());
+    paths.map(str::to_owned).collect()
+}
+
+/// A file the branch renames and edits while main edits it elsewhere: without
+/// similarity detection that is a delete and an add, so main's edit conflicts with the
+/// delete (as git with `find-renames=100%`), where git's default would follow the
+/// rename. A rename without an edit is still followed, and so is a rename on main.
+#[test]
+fn renames_are_exact_only() {
+    let mut f = Fixture::new();
+    f.write("doc.txt", lines(&[]));
+    f.write("keep.txt", lines(&[(1, "keep")]));
+    let base = f.commit("Base");
+    f.git(&["checkout", "-q", "-b", "edited", &base]);
+    f.git(&["mv", "doc.txt", "moved.txt"]);
+    f.write("moved.txt", lines(&[(20, "edited in the move")]));
+    f.commit("Move and edit");
+    f.git(&["checkout", "-q", "-b", "exact", &base]);
+    f.git(&["mv", "doc.txt", "exact.txt"]);
+    f.commit("Move");
+    f.git(&["checkout", "-q", "-b", "theirs-edit", &base]);
+    f.write("keep.txt", lines(&[(1, "keep"), (20, "branch")]));
+    f.commit("Edit keep");
+    f.git(&["checkout", "-q", "main"]);
+    f.write("doc.txt", lines(&[(1, "main edit")]));
+    f.git(&["mv", "keep.txt", "kept.txt"]);
+    f.commit("Main edits doc and moves keep");
+    let (bare, repo) = f.bare();
+    let id = |rev: &str| oid(&git_text(&bare, &["rev-parse", rev]));
+
+    assert!(merge_tree_renames(&bare, false, "main", "edited").is_empty());
+    let want = merge_tree_renames(&bare, true, "main", "edited");
+    assert_eq!(want, ["doc.txt"]);
+    let check = repo.dry_run(id("main"), id("edited")).unwrap();
+    assert_eq!(check.conflicts, want);
+    let sig = person("Ada");
+    match repo.merge(id("main"), id("edited"), &sig, &sig, "m") {
+        Err(Error::Conflicts(paths)) => assert_eq!(paths, want),
+        other => panic!("{other:?}"),
+    }
+
+    // Exact renames on either side take the other side's edit along.
+    for b in ["exact", "theirs-edit"] {
+        assert!(repo.dry_run(id("main"), id(b)).unwrap().clean, "{b}");
+        let merged = repo.merge(id("main"), id(b), &sig, &sig, "m").unwrap();
+        let (tree, paths) = merge_tree(&bare, "main", b).unwrap();
+        assert!(paths.is_empty());
+        assert_eq!(id(&format!("{merged}^{{tree}}")), tree, "{b}");
+    }
+    let merged = repo
+        .merge(id("main"), id("exact"), &sig, &sig, "m")
+        .unwrap();
+    let text = git_text(&bare, &["show", &format!("{merged}:exact.txt")]);
+    assert!(text.starts_with("main edit\n"), "{text}");
+}
+
+/// A head whose merge base is main merges to exactly its own tree, whatever it did
+/// (renames with edits, deletes, adds), and the facts need no tree merge.
+#[test]
+fn a_head_based_on_main_merges_to_its_own_tree() {
+    let mut f = Fixture::new();
+    f.write("doc.txt", lines(&[]));
+    f.write("gone.txt", "gone\n");
+    f.commit("Base");
+    f.git(&["checkout", "-q", "-b", "ahead"]);
+    f.git(&["mv", "doc.txt", "moved.txt"]);
+    f.write("moved.txt", lines(&[(3, "edited")]));
+    f.remove("gone.txt");
+    f.commit("Move, edit, delete");
+    f.write("new/file.txt", "new\n");
+    f.commit("Add");
+    f.git(&["checkout", "-q", "main"]);
+    let (bare, repo) = f.bare();
+    let id = |rev: &str| oid(&git_text(&bare, &["rev-parse", rev]));
+    let (main, head) = (id("main"), id("ahead"));
+    let facts = repo.branch_facts(main, head).unwrap();
+    assert_eq!(
+        facts,
+        super::BranchFacts {
+            base: Some(main),
+            ahead: 2,
+            behind: 0,
+            check: MergeCheck::CLEAN,
+        }
+    );
+    let sig = person("Ada");
+    let merged = repo.merge(main, head, &sig, &sig, "m").unwrap();
+    assert_eq!(id(&format!("{merged}^{{tree}}")), id("ahead^{tree}"));
+    assert_eq!(
+        git_text(&bare, &["log", "-1", "--format=%P", &merged.to_string()]),
+        format!("{main} {head}")
+    );
+    git_in(
+        &bare,
+        &["update-ref", "refs/heads/merged", &merged.to_string()],
+    );
+    git_in(&bare, &["fsck", "--strict", "--no-dangling"]);
+}
+
+/// The facts in one call agree with each part asked for alone, on every case.
+#[test]
+fn branch_facts_agree_with_their_parts() {
+    let c = Case::new();
+    let main = c.id("main");
+    for b in BRANCHES {
+        let head = c.id(b);
+        let facts = c.repo.branch_facts(main, head).unwrap();
+        assert_eq!(facts.base, c.repo.merge_base(main, head).unwrap(), "{b}");
+        let (ahead, behind) = c.repo.ahead_behind(main, head).unwrap();
+        assert_eq!((facts.ahead, facts.behind), (ahead, behind), "{b}");
+        assert_eq!(facts.check, c.repo.dry_run(main, head).unwrap(), "{b}");
+    }
+}
