@@ -33,8 +33,8 @@ use anyhow::{Context, bail};
 use serde_json::Value;
 
 use super::common::{
-    Server, bare_dir_with, dir_size, git, git_door, median, mib, print_load, print_machine, run, secs, timed,
-    work_dir,
+    Server, bare_dir_with, dir_size, git, git_door, median, mib, print_load, print_machine, run,
+    secs, timed, work_dir,
 };
 use memory::MemoryPoller;
 use peer::Peer;
@@ -125,8 +125,17 @@ struct Bench {
 impl Bench {
     async fn prepare(opts: &Options, dir: &Path) -> anyhow::Result<Bench> {
         let src = dir.join("src.git");
-        let took = timed(git(dir).args(["clone", "-q", "--bare"]).arg(&opts.repo).arg(&src))?;
-        println!("copied {} (branches and tags) in {}", opts.repo.display(), secs(took));
+        let took = timed(
+            git(dir)
+                .args(["clone", "-q", "--bare"])
+                .arg(&opts.repo)
+                .arg(&src),
+        )?;
+        println!(
+            "copied {} (branches and tags) in {}",
+            opts.repo.display(),
+            secs(took)
+        );
         let head_ref = run(git(&src).args(["symbolic-ref", "--short", "HEAD"]))?;
         let far = if head_ref == "main" {
             run(git(&src).args(["branch", "-m", "main", "project-main"]))?;
@@ -135,10 +144,16 @@ impl Bench {
             head_ref
         };
         let (base_tag, next_tag, ahead) = releases(&src, &far, opts.far_commits)?;
-        run(git(&src).args(["update-ref", "refs/heads/main", &format!("{base_tag}^{{commit}}")]))?;
+        run(git(&src).args([
+            "update-ref",
+            "refs/heads/main",
+            &format!("{base_tag}^{{commit}}"),
+        ]))?;
         run(git(&src).args(["symbolic-ref", "HEAD", "refs/heads/main"]))?;
         let commits = run(git(&src).args(["rev-list", "--count", "--all"]))?;
-        let refs = run(git(&src).args(["for-each-ref", "--format=x"]))?.lines().count();
+        let refs = run(git(&src).args(["for-each-ref", "--format=x"]))?
+            .lines()
+            .count();
         println!(
             "repository: {commits} commits, {refs} refs, {} of packs; main at {base_tag}, \
              {far} {ahead} commits ahead of it; releases compared: {base_tag}..{next_tag}",
@@ -241,7 +256,10 @@ impl Bench {
             }
         }
         let peak = self.memory.take_peak();
-        println!("[{name}] server private memory peak: {:.1} MiB", peak as f64 / 1024.0);
+        println!(
+            "[{name}] server private memory peak: {:.1} MiB",
+            peak as f64 / 1024.0
+        );
         self.peaks.push((name.to_owned(), peak));
     }
 
@@ -252,7 +270,9 @@ impl Bench {
             "measure", "svc", "baseline", "ratio", "goal"
         );
         for row in &self.rows {
-            let ratio = row.ratio.map_or_else(|| "-".to_owned(), |r| format!("{r:.3}"));
+            let ratio = row
+                .ratio
+                .map_or_else(|| "-".to_owned(), |r| format!("{r:.3}"));
             let pass = match row.pass {
                 Some(true) => "pass",
                 Some(false) => "FAIL",
@@ -268,12 +288,18 @@ impl Bench {
             .iter()
             .map(|(n, kb)| format!("{n} {:.0}", *kb as f64 / 1024.0))
             .collect();
-        println!("server private memory peak per measure (MiB): {}", peaks.join(", "));
+        println!(
+            "server private memory peak per measure (MiB): {}",
+            peaks.join(", ")
+        );
     }
 
     /// `{server}/v1/monorepos/{full}/repos/git`.
     fn api(&self) -> String {
-        format!("{}/v1/monorepos/{}/repos/{REPO}", self.server.base, self.full)
+        format!(
+            "{}/v1/monorepos/{}/repos/{REPO}",
+            self.server.base, self.full
+        )
     }
 
     async fn get(&self, url: &str) -> anyhow::Result<(Duration, Value)> {
@@ -361,7 +387,8 @@ impl Bench {
             git(&self.dir)
         };
         cmd.args(["clone", "-q", "--bare"]).args(extra);
-        cmd.arg(if svc { &self.url } else { &self.peer_url }).arg(dest);
+        cmd.arg(if svc { &self.url } else { &self.peer_url })
+            .arg(dest);
         cmd
     }
 
@@ -554,7 +581,8 @@ impl Bench {
         for entry in entries.iter().step_by(step) {
             let name = entry["path"].as_str().context("no path")?;
             let start = Instant::now();
-            let sha = run(git(&self.peer_repo).args(["log", "-1", "--format=%H", "main", "--", name]))?;
+            let sha =
+                run(git(&self.peer_repo).args(["log", "-1", "--format=%H", "main", "--", name]))?;
             git_total += start.elapsed();
             timed_entries += 1;
             if entry["commit"]["sha"].as_str() != Some(sha.as_str()) {
@@ -590,13 +618,22 @@ impl Bench {
     }
 
     async fn branch_diff(&self) -> anyhow::Result<Vec<Row>> {
-        let next = run(git(&self.src).args(["rev-parse", &format!("{}^{{commit}}", self.next_tag)]))?;
+        let next =
+            run(git(&self.src).args(["rev-parse", &format!("{}^{{commit}}", self.next_tag)]))?;
         self.push_svc(&[format!("{next}:refs/heads/release-next")])?;
         self.wait_facts("release-next", Duration::from_secs(600))
             .await?;
-        let url = format!("{}/branches/release-next/diff?patches=1&stream=1", self.api());
+        let url = format!(
+            "{}/branches/release-next/diff?patches=1&stream=1",
+            self.api()
+        );
         let start = Instant::now();
-        let mut r = self.client.get(&url).bearer_auth(&self.token).send().await?;
+        let mut r = self
+            .client
+            .get(&url)
+            .bearer_auth(&self.token)
+            .send()
+            .await?;
         if !r.status().is_success() {
             bail!("GET {url}: {}: {}", r.status(), r.text().await?);
         }
@@ -607,12 +644,22 @@ impl Bench {
         let svc = start.elapsed();
         let start = Instant::now();
         let mut child = git(&self.peer_repo)
-            .args(["diff", "--patience", "--no-color", &self.base_tag, &self.next_tag])
+            .args([
+                "diff",
+                "--patience",
+                "--no-color",
+                &self.base_tag,
+                &self.next_tag,
+            ])
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .spawn()?;
         let mut out = Vec::new();
-        child.stdout.take().context("no stdout")?.read_to_end(&mut out)?;
+        child
+            .stdout
+            .take()
+            .context("no stdout")?
+            .read_to_end(&mut out)?;
         if !child.wait()?.success() {
             bail!("git diff failed");
         }
@@ -638,10 +685,14 @@ impl Bench {
     /// all), so they do not share the CPU with the clones.
     async fn settle_facts(&self) -> anyhow::Result<()> {
         let start = Instant::now();
-        let heads = run(git(&self.src).args(["for-each-ref", "--format=%(refname:short)", "refs/heads/"]))?;
+        let heads =
+            run(git(&self.src).args(["for-each-ref", "--format=%(refname:short)", "refs/heads/"]))?;
         for branch in heads.lines().filter(|b| *b != "main") {
-            self.wait_facts(branch, Duration::from_secs(600).saturating_sub(start.elapsed()))
-                .await?;
+            self.wait_facts(
+                branch,
+                Duration::from_secs(600).saturating_sub(start.elapsed()),
+            )
+            .await?;
         }
         Ok(())
     }
@@ -651,7 +702,9 @@ impl Bench {
     async fn wait_facts(&self, branch: &str, limit: Duration) -> anyhow::Result<()> {
         let start = Instant::now();
         loop {
-            let (_, b) = self.get(&format!("{}/branches/{branch}", self.api())).await?;
+            let (_, b) = self
+                .get(&format!("{}/branches/{branch}", self.api()))
+                .await?;
             let stale = b["stale"] != false;
             if !stale || start.elapsed() >= limit {
                 println!(
@@ -682,8 +735,17 @@ impl Bench {
         let small = self.small()?;
         refspecs.push(format!("{small}:refs/heads/small"));
         let took = self.push_svc(&refspecs)?;
-        run(git(&self.src).args(["push", "-q", &self.peer_url, &format!("{small}:refs/heads/small")]))?;
-        println!("pushed {} far branches and `small` to svc: {}", opts.far_branches, secs(took));
+        run(git(&self.src).args([
+            "push",
+            "-q",
+            &self.peer_url,
+            &format!("{small}:refs/heads/small"),
+        ]))?;
+        println!(
+            "pushed {} far branches and `small` to svc: {}",
+            opts.far_branches,
+            secs(took)
+        );
 
         // Their facts computed, as they would be long before main moves.
         let list = format!("{}/branches?limit=100", self.api());
@@ -691,7 +753,10 @@ impl Bench {
         loop {
             let (took, page) = self.get(&list).await?;
             let stale = stale_rows(&page);
-            println!("listBranches before main moves: {} ({stale} stale rows)", secs(took));
+            println!(
+                "listBranches before main moves: {} ({stale} stale rows)",
+                secs(took)
+            );
             if stale == 0 || start.elapsed() > Duration::from_secs(900) {
                 break;
             }
@@ -705,9 +770,10 @@ impl Bench {
             "listBranches right after main moved: {} ({} stale rows, {} pending); again: {}",
             secs(took),
             stale_rows(&page),
-            page["items"]
-                .as_array()
-                .map_or(0, |i| i.iter().filter(|b| b["mergeable"] == "pending").count()),
+            page["items"].as_array().map_or(0, |i| i
+                .iter()
+                .filter(|b| b["mergeable"] == "pending")
+                .count()),
             secs(again)
         );
         Ok(vec![Row {
@@ -736,7 +802,12 @@ impl Bench {
     async fn merge_svc(&self, branch: &str) -> anyhow::Result<Duration> {
         let url = format!("{}/branches/{branch}/merge", self.api());
         let start = Instant::now();
-        let mut r = self.client.post(&url).bearer_auth(&self.token).send().await?;
+        let mut r = self
+            .client
+            .post(&url)
+            .bearer_auth(&self.token)
+            .send()
+            .await?;
         if matches!(r.status().as_u16(), 412 | 503) {
             r = self
                 .client
@@ -763,7 +834,12 @@ impl Bench {
             secs(svc),
             secs(baseline)
         );
-        let mut row = Row::timed(&format!("merge of {} (far branch)", self.far), svc, baseline, 2.0);
+        let mut row = Row::timed(
+            &format!("merge of {} (far branch)", self.far),
+            svc,
+            baseline,
+            2.0,
+        );
         row.svc = secs(svc);
         row.baseline = secs(baseline);
         Ok(vec![row])
@@ -822,8 +898,11 @@ fn releases(src: &Path, head: &str, far: usize) -> anyhow::Result<(String, Strin
     let mut releases: Vec<(Vec<u64>, &str)> = tags
         .lines()
         .filter_map(|t| {
-            let parts: Option<Vec<u64>> =
-                t.trim_start_matches('v').split('.').map(|p| p.parse().ok()).collect();
+            let parts: Option<Vec<u64>> = t
+                .trim_start_matches('v')
+                .split('.')
+                .map(|p| p.parse().ok())
+                .collect();
             parts.filter(|p| p.len() == 3).map(|p| (p, t))
         })
         .collect();
@@ -831,12 +910,9 @@ fn releases(src: &Path, head: &str, far: usize) -> anyhow::Result<(String, Strin
     let mut best: Option<(usize, usize)> = None;
     // Newest first: the distance grows with age, so stop once past `far`.
     for i in (0..releases.len().saturating_sub(1)).rev() {
-        let count: usize = run(git(src).args([
-            "rev-list",
-            "--count",
-            &format!("{}..{head}", releases[i].1),
-        ]))?
-        .parse()?;
+        let count: usize =
+            run(git(src).args(["rev-list", "--count", &format!("{}..{head}", releases[i].1)]))?
+                .parse()?;
         if best.is_none_or(|(_, c)| count.abs_diff(far) < c.abs_diff(far)) {
             best = Some((i, count));
         }
@@ -845,5 +921,9 @@ fn releases(src: &Path, head: &str, far: usize) -> anyhow::Result<(String, Strin
         }
     }
     let (i, count) = best.context("no two releases vX.Y.0 in the history")?;
-    Ok((releases[i].1.to_owned(), releases[i + 1].1.to_owned(), count))
+    Ok((
+        releases[i].1.to_owned(),
+        releases[i + 1].1.to_owned(),
+        count,
+    ))
 }

@@ -54,7 +54,9 @@ pub async fn import(
     if status != reqwest::StatusCode::CREATED {
         bail!("createImport answered {status}: {created}");
     }
-    let id = created["id"].as_str().map_or_else(|| created["id"].to_string(), str::to_owned);
+    let id = created["id"]
+        .as_str()
+        .map_or_else(|| created["id"].to_string(), str::to_owned);
     let url = format!("{imports}/{id}/bundle");
     let mut bundle = git(src)
         .args(["bundle", "create", "-", "--all"])
@@ -66,7 +68,9 @@ pub async fn import(
         .args(["-sS", "--fail-with-body", "-T", "-", "-H"])
         .arg(format!("Authorization: Bearer {token}"))
         .args(["-H", "Content-Type: application/octet-stream", url.as_str()])
-        .stdin(Stdio::from(bundle.stdout.take().context("no bundle output")?))
+        .stdin(Stdio::from(
+            bundle.stdout.take().context("no bundle output")?,
+        ))
         .output()?;
     let bundled = bundle.wait()?;
     if !bundled.success() || !out.status.success() {

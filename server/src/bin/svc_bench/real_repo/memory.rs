@@ -20,7 +20,10 @@ pub fn private_kb(pid: u32) -> Option<u64> {
             // A mapping's header: `start-end perms offset dev inode [path]`.
             file_backed = fields.nth(4).is_some_and(|path| path.starts_with('/'));
         } else if !file_backed && matches!(first, "Private_Clean:" | "Private_Dirty:") {
-            total += fields.next().and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+            total += fields
+                .next()
+                .and_then(|v| v.parse::<u64>().ok())
+                .unwrap_or(0);
         }
     }
     Some(total)

@@ -45,10 +45,7 @@ impl Peer {
         // As root, nginx's workers would drop to `nobody`, who may not use the socket.
         let root_user = run(Command::new("id").arg("-u"))? == "0";
         let conf = dir.join("nginx.conf");
-        std::fs::write(
-            &conf,
-            config(dir, root, &socket, port, root_user),
-        )?;
+        std::fs::write(&conf, config(dir, root, &socket, port, root_user))?;
         let nginx = Command::new(NGINX)
             .arg("-p")
             .arg(dir)
