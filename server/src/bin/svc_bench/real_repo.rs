@@ -363,7 +363,7 @@ impl Bench {
             })
         };
         let start = Instant::now();
-        while packs(&bare, "pack") >= 4 && start.elapsed() < Duration::from_secs(900) {
+        while packs(&bare, "pack") >= 4 && start.elapsed() < Duration::from_secs(300) {
             std::thread::sleep(Duration::from_secs(2));
         }
         println!(
@@ -621,7 +621,7 @@ impl Bench {
         let next =
             run(git(&self.src).args(["rev-parse", &format!("{}^{{commit}}", self.next_tag)]))?;
         self.push_svc(&[format!("{next}:refs/heads/release-next")])?;
-        self.wait_facts("release-next", Duration::from_secs(600))
+        self.wait_facts("release-next", Duration::from_secs(300))
             .await?;
         let url = format!(
             "{}/branches/release-next/diff?patches=1&stream=1",
@@ -681,7 +681,7 @@ impl Bench {
         )])
     }
 
-    /// Waits for the background facts of every imported branch (10 minutes at most in
+    /// Waits for the background facts of every imported branch (5 minutes at most in
     /// all), so they do not share the CPU with the clones.
     async fn settle_facts(&self) -> anyhow::Result<()> {
         let start = Instant::now();
@@ -690,7 +690,7 @@ impl Bench {
         for branch in heads.lines().filter(|b| *b != "main") {
             self.wait_facts(
                 branch,
-                Duration::from_secs(600).saturating_sub(start.elapsed()),
+                Duration::from_secs(300).saturating_sub(start.elapsed()),
             )
             .await?;
         }
@@ -757,7 +757,7 @@ impl Bench {
                 "listBranches before main moves: {} ({stale} stale rows)",
                 secs(took)
             );
-            if stale == 0 || start.elapsed() > Duration::from_secs(900) {
+            if stale == 0 || start.elapsed() > Duration::from_secs(300) {
                 break;
             }
             tokio::time::sleep(Duration::from_secs(2)).await;
