@@ -82,6 +82,24 @@ impl Row {
     }
 }
 
+impl Row {
+    /// The row as a line of the table.
+    fn line(&self) -> String {
+        let ratio = self
+            .ratio
+            .map_or_else(|| "-".to_owned(), |r| format!("{r:.3}"));
+        let pass = match self.pass {
+            Some(true) => "pass",
+            Some(false) => "FAIL",
+            None => "-",
+        };
+        format!(
+            "{:<52} {:>14} {:>14} {:>8} {:>10}  {pass}",
+            self.measure, self.svc, self.baseline, ratio, self.goal
+        )
+    }
+}
+
 fn ms(d: Duration) -> String {
     format!("{:.1} ms", d.as_secs_f64() * 1000.0)
 }
@@ -242,7 +260,12 @@ impl Bench {
     /// Adds a measure's rows, or its error, and the memory peak while it ran.
     fn record(&mut self, name: &str, result: anyhow::Result<Vec<Row>>) {
         match result {
-            Ok(rows) => self.rows.extend(rows),
+            Ok(rows) => {
+                for row in &rows {
+                    println!("[{name}] {}", row.line());
+                }
+                self.rows.extend(rows);
+            }
             Err(e) => {
                 println!("{name} FAILED: {e:#}");
                 self.rows.push(Row {
@@ -270,18 +293,7 @@ impl Bench {
             "measure", "svc", "baseline", "ratio", "goal"
         );
         for row in &self.rows {
-            let ratio = row
-                .ratio
-                .map_or_else(|| "-".to_owned(), |r| format!("{r:.3}"));
-            let pass = match row.pass {
-                Some(true) => "pass",
-                Some(false) => "FAIL",
-                None => "-",
-            };
-            println!(
-                "{:<52} {:>14} {:>14} {:>8} {:>10}  {pass}",
-                row.measure, row.svc, row.baseline, ratio, row.goal
-            );
+            println!("{}", row.line());
         }
         let peaks: Vec<String> = self
             .peaks
