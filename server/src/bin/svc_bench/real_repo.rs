@@ -128,7 +128,8 @@ struct Bench {
     token: String,
     full: String,
     url: String,
-    peer: Peer,
+    /// Serves the baseline for as long as the bench runs.
+    _peer: Peer,
     peer_repo: PathBuf,
     peer_url: String,
     memory: MemoryPoller,
@@ -202,7 +203,7 @@ impl Bench {
             token: api.token,
             full,
             url: String::new(),
-            peer,
+            _peer: peer,
             peer_repo,
             peer_url,
             memory,
