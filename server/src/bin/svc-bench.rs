@@ -56,6 +56,10 @@
 //!   load (pushes, merges, issue writes, readers, 20 event sockets, hook deliveries) for
 //!   `--minutes` (10); errors and latency percentiles per kind, the server's RSS and fds over
 //!   time, events and deliveries received against those made, main in the API against git.
+//! - `svc-bench real-repo <bare repo>` (needs `nginx` and `fcgiwrap`): a real project's
+//!   history imported, cloned (full and blobless), listed, read, diffed and merged, each
+//!   against `git http-backend` behind nginx or git itself on the same repository, with
+//!   the server's private memory; a table of ratios against the goals.
 //!
 //! Figures and how to read them: `docs/benchmarks.md`.
 
@@ -65,7 +69,8 @@ use clap::{Parser, Subcommand};
 
 use svc_bench::{
     agents, artifacts, auth, branch_diff, branches, ci_webhooks, daemon, diff_engine, door,
-    door_fixed, events, far_merge, hooks, issues, last_commits, org_access, releases, soak, web,
+    door_fixed, events, far_merge, hooks, issues, last_commits, org_access, real_repo, releases,
+    soak, web,
 };
 
 #[derive(Parser)]
@@ -130,6 +135,33 @@ enum Command {
         /// The store (default: SQLite in a temp dir); give a fresh database
         #[arg(long)]
         database_url: Option<String>,
+    },
+    /// A real history (e.g. git's own) in svc against git http-backend behind nginx
+    RealRepo {
+        /// The bare repository to bring in (its branches and tags)
+        repo: std::path::PathBuf,
+        /// How far the far branches are ahead of main, in commits (main is set to the
+        /// release `vX.Y.0` nearest that far behind the head)
+        #[arg(long, default_value_t = 20_000)]
+        far_commits: usize,
+        /// Far branches listed right after main moves
+        #[arg(long, default_value_t = 20)]
+        far_branches: usize,
+        /// Timed clones of each kind (the median is reported)
+        #[arg(long, default_value_t = 1)]
+        runs: usize,
+        /// Timed runs of the quick reads and ls-remote (p50 is reported)
+        #[arg(long, default_value_t = 20)]
+        samples: usize,
+        /// Root entries timed with `git log -1` (spread over the root), extrapolated
+        #[arg(long, default_value_t = 40)]
+        sample: usize,
+        /// The file whose history is read
+        #[arg(long, default_value = "Makefile")]
+        busy_path: String,
+        /// Keep the working directory (in the temp dir) afterwards
+        #[arg(long)]
+        keep: bool,
     },
     /// Clone through the git door against a clone of the bare directory on disk
     Door {
@@ -382,6 +414,28 @@ async fn main() -> anyhow::Result<()> {
                 rate,
                 seconds,
                 database_url,
+            })
+            .await
+        }
+        Command::RealRepo {
+            repo,
+            far_commits,
+            far_branches,
+            runs,
+            samples,
+            sample,
+            busy_path,
+            keep,
+        } => {
+            real_repo::bench(real_repo::Options {
+                repo,
+                far_commits,
+                far_branches,
+                runs,
+                samples,
+                sample,
+                busy_path,
+                keep,
             })
             .await
         }

@@ -17,6 +17,7 @@ pub mod hooks;
 pub mod issues;
 pub mod last_commits;
 pub mod org_access;
+pub mod real_repo;
 pub mod releases;
 pub mod soak;
 pub mod web;
