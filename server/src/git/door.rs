@@ -574,7 +574,7 @@ async fn spool_body(
 /// the rest is read and dropped for [`DRAIN_AFTER_REFUSAL`], then the answer ends (and
 /// with it the connection, the body unread).
 fn refuse_oversized(head: &PushHead, limit: u64, rest: axum::body::BodyDataStream) -> Response {
-    let size = if limit % (1024 * 1024) == 0 {
+    let size = if limit.is_multiple_of(1024 * 1024) {
         format!("{} MiB", limit / (1024 * 1024))
     } else {
         format!("{limit} bytes")
