@@ -137,6 +137,12 @@ checks.positive_data_acceptance.expected-statuses = ["2XX", "400", "401", "403",
 [[operations]]
 include-path-regex = "/(issues|labels)(/|$)"
 checks.positive_data_acceptance.expected-statuses = ["2XX", "400", "401", "403", "404", "409", "422"]
+# Imports: a repo path checked as createRepo's (400), a repo already holding history
+# (409 repo_not_empty), a URL hooks may not reach (400 url_not_allowed), an import no
+# longer waiting for its bundle (409) and a bundle git cannot take (422 import_failed).
+[[operations]]
+include-path-regex = "/imports(/|$)"
+checks.positive_data_acceptance.expected-statuses = ["2XX", "400", "401", "403", "404", "409", "422"]
 # A hook's URL must be http or https to an address hooks may reach (400).
 [[operations]]
 include-path-regex = "/hooks(/|$)"
