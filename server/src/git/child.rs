@@ -2,7 +2,27 @@
 //! `git receive-pack` running that lands refs after the restart has reconciled git and
 //! the database.
 
+use std::path::Path;
+
 use tokio::process::Command;
+
+/// A git over the server's own bare repository `dir`, sealed: none of the machine's
+/// configuration (system, global), no hooks, no terminal prompt, only `PATH` from the
+/// server's environment, and dying with the server. Every git the server runs over its
+/// repositories starts here; callers add arguments and set the standard streams.
+pub fn sealed_git(dir: &Path) -> Command {
+    let mut cmd = Command::new("git");
+    cmd.arg("--git-dir")
+        .arg(dir)
+        .args(["-c", "core.hooksPath=/dev/null"])
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_TERMINAL_PROMPT", "0");
+    dies_with_server(&mut cmd);
+    cmd
+}
 
 /// Makes `cmd`'s process die with this one: dropped with its future (`kill_on_drop`),
 /// and killed by the kernel when the server dies, however it dies (`PR_SET_PDEATHSIG`).

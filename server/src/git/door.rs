@@ -223,8 +223,7 @@ fn git_protocol(headers: &HeaderMap) -> Option<String> {
 }
 
 fn git(service: Service, dir: &std::path::Path, protocol: Option<&str>) -> Command {
-    let mut cmd = Command::new("git");
-    cmd.args(["-c", "core.hooksPath=/dev/null"]);
+    let mut cmd = super::child::sealed_git(dir);
     match service {
         // Partial clone: filters (`blob:none`, `blob:limit=`, `tree:<depth>`) and the lazy
         // fetches they cause later, which want objects by id. Any object of this repo may
@@ -246,14 +245,9 @@ fn git(service: Service, dir: &std::path::Path, protocol: Option<&str>) -> Comma
     };
     cmd.args([service.name(), "--stateless-rpc"])
         .arg(dir)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    super::child::dies_with_server(&mut cmd);
     if let Some(p) = protocol {
         cmd.env("GIT_PROTOCOL", p);
     }

@@ -32,22 +32,12 @@ pub enum Source<'a> {
     },
 }
 
-/// A git command over the server's own repository `dir`, with none of the machine's
-/// configuration and no hooks, dying with the server.
+/// A sealed git over the server's own repository `dir` (`child::sealed_git`).
 fn git(dir: &Path) -> Command {
-    let mut cmd = Command::new("git");
-    cmd.arg("--git-dir")
-        .arg(dir)
-        .args(["-c", "core.hooksPath=/dev/null"])
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_TERMINAL_PROMPT", "0")
-        .stdin(Stdio::null())
+    let mut cmd = super::child::sealed_git(dir);
+    cmd.stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    super::child::dies_with_server(&mut cmd);
     cmd
 }
 

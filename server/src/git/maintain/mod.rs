@@ -503,24 +503,13 @@ fn expire_arg() -> String {
 /// Runs one git command in the repository, as the git door runs git: no system or
 /// global configuration, no hooks, a child that dies with the server.
 async fn git(dir: &Path, step: &'static str, args: &[&str]) -> Result<(), Error> {
-    let mut cmd = tokio::process::Command::new("git");
-    cmd.args([
-        "-c",
-        "core.hooksPath=/dev/null",
-        "-c",
-        "pack.writeBitmapLookupTable=true",
-    ])
-    .arg("--git-dir")
-    .arg(dir)
-    .args(args)
-    .env_clear()
-    .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-    .env("GIT_CONFIG_NOSYSTEM", "1")
-    .env("GIT_CONFIG_GLOBAL", "/dev/null")
-    .stdin(Stdio::null())
-    .stdout(Stdio::null())
-    .stderr(Stdio::piped());
-    let child = super::child::dies_with_server(&mut cmd).spawn()?;
+    let mut cmd = super::child::sealed_git(dir);
+    cmd.args(["-c", "pack.writeBitmapLookupTable=true"])
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    let child = cmd.spawn()?;
     // Tests kill a maintenance here, its git mid-way (it dies with the process).
     crate::crash::point(&format!("maintain.{step}"));
     let out = child.wait_with_output().await?;
