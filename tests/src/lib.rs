@@ -2,7 +2,10 @@
 //! SQLite or, when `SVC_TEST_DATABASE_URL` is set, on a fresh PostgreSQL database.
 
 pub mod browser;
+pub mod fake_anthropic;
 pub mod fake_buildkite;
+pub mod fake_model;
+pub mod fake_openai;
 pub mod fake_oidc;
 pub mod git;
 pub mod laptop;
@@ -316,6 +319,15 @@ impl TestApp {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
         panic!("svc-server did not answer /healthz");
+    }
+
+    /// What a server run as a process ([`TestAppBuilder::process`]) logged so far (every
+    /// start of it); empty for a server on a thread of the test.
+    pub fn server_log(&self) -> String {
+        self.settings_file
+            .as_deref()
+            .and_then(|f| std::fs::read_to_string(process::log_of(f)).ok())
+            .unwrap_or_default()
     }
 
     pub fn url(&self, path: &str) -> String {

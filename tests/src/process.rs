@@ -86,14 +86,25 @@ pub(crate) fn write_settings(dir: &Path, config: &Config, agents: &str) -> PathB
     path
 }
 
+/// Where a server started from settings `file` writes its log (standard output and
+/// error, every start appended): beside the file.
+pub(crate) fn log_of(file: &Path) -> PathBuf {
+    file.with_file_name("svc-server.log")
+}
+
 /// Starts `svc-server --config file`, armed to die at `crash_at` when given.
 pub(crate) fn spawn(file: &Path, crash_at: Option<&str>) -> KillOnDrop {
+    let log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log_of(file))
+        .expect("the server's log file");
     let mut cmd = Command::new(workspace_bin("svc-server"));
     cmd.arg("--config")
         .arg(file)
         .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
+        .stdout(log.try_clone().expect("the log file"))
+        .stderr(log);
     for (key, _) in std::env::vars() {
         if key.starts_with("SVC_") {
             cmd.env_remove(key);

@@ -59,6 +59,7 @@ mod people;
 mod presence;
 mod rate_limits;
 mod readme;
+mod real_agents;
 mod releases;
 mod server_binary;
 mod slow_clients;

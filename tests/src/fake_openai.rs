@@ -1,0 +1,261 @@
+//! OpenAI's Responses API faked at its wire protocol on loopback, for Codex run as a
+//! runner (a `model_provider` whose `base_url` is `<this>/v1`, `wire_api = "responses"`):
+//! `POST /v1/responses` answered from a script ([`crate::fake_model`]) as the API streams
+//! it, server-sent events `response.created`, then per output item
+//! `response.output_item.added`, its deltas (`response.output_text.delta`,
+//! `response.function_call_arguments.delta`, `response.custom_tool_call_input.delta`)
+//! and `response.output_item.done`, then `response.completed`. A call of a tool the
+//! request offers as `custom` (free-form input, Codex's `apply_patch`) is a
+//! `custom_tool_call`, any other a `function_call`. A request without the expected
+//! `Authorization: Bearer` key gets the API's 401. Every request is kept, other paths
+//! too (answered 404).
+
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::extract::{OriginalUri, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
+
+use crate::fake_model::{self, Request, Round, Say, Shared, UNSCRIPTED};
+
+pub struct FakeOpenAi {
+    /// The API base a provider's `base_url` names: `http://127.0.0.1:<port>/v1`.
+    pub base_url: String,
+    shared: Arc<Shared>,
+    key: Arc<str>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for FakeOpenAi {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+#[derive(Clone)]
+struct Served {
+    shared: Arc<Shared>,
+    key: Arc<str>,
+}
+
+impl FakeOpenAi {
+    /// Serves `rounds` to callers presenting `key` as `Authorization: Bearer`.
+    pub async fn start(key: &str, rounds: Vec<Round>) -> FakeOpenAi {
+        let shared = Shared::new(rounds);
+        let key: Arc<str> = Arc::from(key);
+        let served = Served {
+            shared: Arc::clone(&shared),
+            key: Arc::clone(&key),
+        };
+        let app = axum::Router::new()
+            .route("/v1/responses", axum::routing::post(responses))
+            .fallback(other)
+            .layer(axum::extract::DefaultBodyLimit::disable())
+            .with_state(served);
+        let (base, task) = fake_model::serve(app).await;
+        FakeOpenAi {
+            base_url: format!("{base}/v1"),
+            shared,
+            key,
+            task,
+        }
+    }
+
+    /// Every request so far, oldest first.
+    pub fn requests(&self) -> Vec<Request> {
+        self.shared.requests()
+    }
+
+    /// The requests to `/v1/responses` that carried the key.
+    pub fn answered(&self) -> Vec<Request> {
+        let bearer = format!("Bearer {}", self.key);
+        self.requests()
+            .into_iter()
+            .filter(|r| r.path.split('?').next() == Some("/v1/responses"))
+            .filter(|r| r.header("authorization") == bearer)
+            .collect()
+    }
+}
+
+/// The person's words in a Responses request: the text of its `user` messages.
+pub fn user_text(body: &Value) -> String {
+    let mut said = String::new();
+    let input = body["input"].as_array().into_iter().flatten();
+    for item in input.filter(|i| i["role"] == "user") {
+        match &item["content"] {
+            Value::String(s) => said.push_str(s),
+            Value::Array(parts) => {
+                for p in parts.iter().filter(|p| p["type"] == "input_text") {
+                    said.push_str(p["text"].as_str().unwrap_or_default());
+                    said.push('\n');
+                }
+            }
+            _ => {}
+        }
+    }
+    said
+}
+
+/// The tool outputs a Responses request carries (`function_call_output`,
+/// `custom_tool_call_output`…), oldest first.
+pub fn tool_outputs(body: &Value) -> Vec<Value> {
+    let input = body["input"].as_array().into_iter().flatten();
+    input
+        .filter(|i| i["type"].as_str().is_some_and(|t| t.ends_with("_call_output")))
+        .cloned()
+        .collect()
+}
+
+/// Whether the request offers `name` as a free-form (`custom`) tool.
+fn is_custom(body: &Value, name: &str) -> bool {
+    let tools = body["tools"].as_array().into_iter().flatten();
+    tools
+        .filter(|t| t["name"] == name)
+        .any(|t| t["type"] == "custom")
+}
+
+/// The events of one output item, from `added` to `done`; answers the finished item.
+fn item(out: &mut String, seq: &mut u64, index: usize, item: Value, deltas: &[Value]) -> Value {
+    let mut send = |out: &mut String, mut data: Value| {
+        data["sequence_number"] = json!(*seq);
+        *seq += 1;
+        let name = data["type"].as_str().unwrap_or_default().to_owned();
+        fake_model::event(out, &name, &data);
+    };
+    let mut added = item.clone();
+    added["status"] = json!("in_progress");
+    for field in ["arguments", "input"] {
+        if added.get(field).is_some() {
+            added[field] = json!("");
+        }
+    }
+    if added["type"] == "message" {
+        added["content"] = json!([]);
+    }
+    let id = item["id"].clone();
+    send(
+        out,
+        json!({"type": "response.output_item.added", "output_index": index, "item": added}),
+    );
+    for delta in deltas {
+        let mut delta = delta.clone();
+        delta["item_id"] = id.clone();
+        delta["output_index"] = json!(index);
+        send(out, delta);
+    }
+    let mut done = item;
+    done["status"] = json!("completed");
+    send(
+        out,
+        json!({"type": "response.output_item.done", "output_index": index, "item": done}),
+    );
+    done
+}
+
+async fn responses(
+    State(served): State<Served>,
+    OriginalUri(uri): OriginalUri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let number = served.shared.requests().len();
+    let bearer = format!("Bearer {}", served.key);
+    let key_ok = headers.get("authorization").and_then(|v| v.to_str().ok()) == Some(&*bearer);
+    served.shared.keep(Request {
+        path: uri.to_string(),
+        headers,
+        body: body.clone(),
+    });
+    if !key_ok {
+        let error = json!({"error": {"message": "Incorrect API key provided",
+            "type": "invalid_request_error", "param": null, "code": "invalid_api_key"}});
+        return (StatusCode::UNAUTHORIZED, axum::Json(error)).into_response();
+    }
+    let unscripted = [Say::text(UNSCRIPTED)];
+    let says = served
+        .shared
+        .turn(&user_text(&body), tool_outputs(&body).len())
+        .unwrap_or(&unscripted);
+    let model = body["model"].as_str().unwrap_or("gpt-stand-in");
+    let id = format!("resp_standin_{number:04}");
+    let (mut out, mut seq) = (String::new(), 0u64);
+    let created = json!({"type": "response.created", "sequence_number": 0, "response": {
+        "id": id, "object": "response", "status": "in_progress", "model": model, "output": [],
+    }});
+    fake_model::event(&mut out, "response.created", &created);
+    seq += 1;
+    let mut output = Vec::new();
+    for (index, say) in says.iter().enumerate() {
+        let item_id = format!("{number:04}_{index}");
+        let call_id = format!("call_standin_{item_id}");
+        let done = match say {
+            Say::Text(text) => {
+                let part = json!({"type": "output_text", "text": text, "annotations": []});
+                let full = json!({"id": format!("msg_{item_id}"), "type": "message",
+                    "role": "assistant", "content": [part]});
+                let deltas = [
+                    json!({"type": "response.content_part.added", "content_index": 0,
+                        "part": {"type": "output_text", "text": "", "annotations": []}}),
+                    json!({"type": "response.output_text.delta", "content_index": 0,
+                        "delta": text}),
+                    json!({"type": "response.output_text.done", "content_index": 0,
+                        "text": text}),
+                    json!({"type": "response.content_part.done", "content_index": 0,
+                        "part": part}),
+                ];
+                item(&mut out, &mut seq, index, full, &deltas)
+            }
+            Say::Call { name, input } if is_custom(&body, name) => {
+                let input = input.as_str().unwrap_or_default();
+                let full = json!({"id": format!("ctc_{item_id}"), "type": "custom_tool_call",
+                    "call_id": call_id, "name": name, "input": input});
+                let deltas = [
+                    json!({"type": "response.custom_tool_call_input.delta", "delta": input}),
+                    json!({"type": "response.custom_tool_call_input.done", "input": input}),
+                ];
+                item(&mut out, &mut seq, index, full, &deltas)
+            }
+            Say::Call { name, input } => {
+                let arguments = input.to_string();
+                let full = json!({"id": format!("fc_{item_id}"), "type": "function_call",
+                    "call_id": call_id, "name": name, "arguments": arguments});
+                let deltas = [
+                    json!({"type": "response.function_call_arguments.delta", "delta": arguments}),
+                    json!({"type": "response.function_call_arguments.done",
+                        "arguments": arguments}),
+                ];
+                item(&mut out, &mut seq, index, full, &deltas)
+            }
+        };
+        output.push(done);
+    }
+    let completed = json!({"type": "response.completed", "sequence_number": seq, "response": {
+        "id": id, "object": "response", "status": "completed", "model": model,
+        "output": output,
+        "usage": {"input_tokens": 12, "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens": 24, "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": 36},
+    }});
+    fake_model::event(&mut out, "response.completed", &completed);
+    ([(header::CONTENT_TYPE, "text/event-stream")], out).into_response()
+}
+
+async fn other(
+    State(served): State<Served>,
+    OriginalUri(uri): OriginalUri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let body = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    served.shared.keep(Request {
+        path: uri.to_string(),
+        headers,
+        body,
+    });
+    let error = json!({"error": {"message": "Not found", "type": "invalid_request_error",
+        "param": null, "code": null}});
+    (StatusCode::NOT_FOUND, axum::Json(error)).into_response()
+}
