@@ -65,8 +65,8 @@ fn clis() -> Option<PathBuf> {
     );
 }
 
-/// The README's `[agents]` settings for Claude Code and Codex (its `toml` block with
-/// `[agents.runners.claude]`), with `replace` done and `host_ports` given to every
+/// The README's `[agents]` settings for Claude Code and Codex (its `toml` block naming
+/// their install dir), with `replace` done and `host_ports` given to every
 /// runner; as `TestAppBuilder::agents` takes them (without the header).
 fn readme_agents(replace: &[(&str, &str)], host_ports: &[u16]) -> String {
     let readme = include_str!("../../../README.md");
@@ -74,7 +74,7 @@ fn readme_agents(replace: &[(&str, &str)], host_ports: &[u16]) -> String {
         .split("```toml\n")
         .skip(1)
         .filter_map(|b| b.split_once("```").map(|(toml, _)| toml))
-        .find(|b| b.contains("[agents.runners.claude]"))
+        .find(|b| b.contains(README_CLIS))
         .expect("the README's settings for Claude Code and Codex");
     let mut text = block.to_owned();
     for (from, to) in replace {
@@ -92,6 +92,15 @@ fn readme_agents(replace: &[(&str, &str)], host_ports: &[u16]) -> String {
             .insert("host_ports".into(), toml::Value::Array(ports.collect()));
     }
     toml::to_string(&agents).expect("settings as TOML")
+}
+
+/// The README's example runner in `svc-jsonl` (its `python` block).
+fn readme_runner() -> &'static str {
+    let readme = include_str!("../../../README.md");
+    let (_, after) = readme
+        .split_once("```python\n")
+        .expect("the README's svc-jsonl runner");
+    after.split_once("```").expect("its block's end").0
 }
 
 /// A file readable by its owner only (a key file, as the README says to keep one).
@@ -402,4 +411,41 @@ async fn codex_runs_a_session_against_the_responses_api() {
     let told = fake_openai::user_text(&model.answered().last().unwrap().body);
     assert!(told.contains(FOLLOW_UP), "{told}");
     key_kept(app, ann, &id, OPENAI_KEY).await;
+}
+
+#[tokio::test]
+async fn the_readme_example_runner_speaks_svc_jsonl() {
+    let dir = tempfile::tempdir().unwrap();
+    let runner = crate::agents::script(dir.path(), "note-task.py", readme_runner());
+    let agents = crate::agents::settings(&runner, "svc-jsonl", "");
+    let c = server(&agents).await;
+    let (app, ann) = (&c.app, &c.token);
+    let s = launch(app, ann, json!({"prompt": PROMPT, "branch": "fix-bug"})).await;
+    let id = s["id"].as_str().unwrap().to_owned();
+    let s = settled(app, ann, &id).await;
+    assert_eq!(s["state"], "idle", "{s}");
+    let t = app
+        .get_json(ann, &format!("{M}/agents/{id}/transcript"))
+        .await;
+    assert_eq!(
+        parts(&t),
+        [
+            part("user", "text", ""),
+            part("assistant", "text", ""),
+            part("assistant", "tool-call", "shell"),
+            part("tool", "tool-result", ""),
+        ],
+        "{t}"
+    );
+    results_answer_their_calls(&t);
+    let commits = app
+        .get_json(ann, &format!("{M}/repos/app/branches/fix-bug/commits"))
+        .await;
+    let head = &commits["items"][0];
+    assert_eq!(
+        head["message"].as_str().unwrap().lines().next(),
+        Some("Note the task")
+    );
+    assert_eq!(head["trailers"]["Svc-Agent"], "r", "{head}");
+    assert_eq!(head["trailers"]["Svc-Worktree"], id.as_str(), "{head}");
 }
