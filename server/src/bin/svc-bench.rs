@@ -45,6 +45,10 @@
 //! - `svc-bench agents [--database-url URL]`: a runner line → its frame at a connected
 //!   agentLive socket; 20 sessions launched at once, each writing 200 messages and
 //!   pushing its branch, all finishing, with the server's RSS growth;
+//! - `svc-bench agent-start [--database-url URL] [--clis DIR]` (with `svc` built too, and
+//!   the agent command lines of `.ci/agent-clis.sh`): launch → the first agentLive frame
+//!   holding the agent's words, with the real Claude Code CLI against a stand-in model that
+//!   answers at once, beside a shell runner; Claude Code alone to its first line;
 //! - `svc-bench daemon-follow`, `daemon-idle`, `sync-unchanged` (with `svc` built too:
 //!   `cargo build --release -p svc-cli`): merge → each machine's main with two daemons
 //!   against `git pull` by hand; the daemon's RSS and CPU idle with 10 monorepos; `svc
@@ -68,7 +72,7 @@ mod svc_bench;
 use clap::{Parser, Subcommand};
 
 use svc_bench::{
-    agents, artifacts, auth, branch_diff, branches, ci_webhooks, daemon, diff_engine, door,
+    agent_start, agents, artifacts, auth, branch_diff, branches, ci_webhooks, daemon, diff_engine, door,
     door_fixed, events, far_merge, hooks, issues, last_commits, org_access, real_repo, releases,
     soak, web,
 };
@@ -337,6 +341,22 @@ enum Command {
         #[arg(long)]
         keep: bool,
     },
+    /// Launch → first agent frame with the real Claude Code CLI, beside a shell runner
+    AgentStart {
+        /// Timed sessions of each runner, one at a time (after an untimed one)
+        #[arg(long, default_value_t = 10)]
+        runs: usize,
+        /// Where `.ci/agent-clis.sh` installed the command lines [default:
+        /// $SVC_AGENT_CLIS_DIR, else target/agent-clis]
+        #[arg(long)]
+        clis: Option<std::path::PathBuf>,
+        /// The store (default: SQLite in a temp dir); give a fresh database
+        #[arg(long)]
+        database_url: Option<String>,
+        /// Keep the working directory (in the temp dir) afterwards
+        #[arg(long)]
+        keep: bool,
+    },
     /// Merge → each machine's main checkout with two daemons, against `git pull` by hand
     DaemonFollow {
         /// Merges, one at a time
@@ -535,6 +555,20 @@ async fn main() -> anyhow::Result<()> {
                 sessions,
                 messages,
                 session_interval_ms,
+                database_url,
+                keep,
+            })
+            .await
+        }
+        Command::AgentStart {
+            runs,
+            clis,
+            database_url,
+            keep,
+        } => {
+            agent_start::bench(agent_start::Options {
+                runs,
+                clis,
                 database_url,
                 keep,
             })

@@ -1,5 +1,6 @@
 //! The modules of `svc-bench`: one per benchmark, and what they share.
 
+pub mod agent_start;
 pub mod agents;
 pub mod artifacts;
 pub mod auth;
