@@ -6,7 +6,10 @@
 //! `response.function_call_arguments.delta`, `response.custom_tool_call_input.delta`)
 //! and `response.output_item.done`, then `response.completed`. A call of a tool the
 //! request offers as `custom` (free-form input, Codex's `apply_patch`) is a
-//! `custom_tool_call`, any other a `function_call`. A request without the expected
+//! `custom_tool_call`; of `tool_search` (Codex defers MCP tools behind it and runs the
+//! search itself) a `tool_search_call`; of `<namespace>__<function>` for a function of a
+//! namespace offered (what a tool search found) a `function_call` with its `namespace`;
+//! any other a `function_call`. A request without the expected
 //! `Authorization: Bearer` key gets the API's 401. Every request is kept, other paths
 //! too (answered 404).
 
@@ -99,21 +102,58 @@ pub fn user_text(body: &Value) -> String {
 }
 
 /// The tool outputs a Responses request carries (`function_call_output`,
-/// `custom_tool_call_output`…), oldest first.
+/// `custom_tool_call_output`, `tool_search_output`…), oldest first.
 pub fn tool_outputs(body: &Value) -> Vec<Value> {
     let input = body["input"].as_array().into_iter().flatten();
     input
-        .filter(|i| i["type"].as_str().is_some_and(|t| t.ends_with("_call_output")))
+        .filter(|i| i["type"].as_str().is_some_and(|t| t.ends_with("_output")))
         .cloned()
         .collect()
 }
 
-/// Whether the request offers `name` as a free-form (`custom`) tool.
-fn is_custom(body: &Value, name: &str) -> bool {
+/// How a call of `name` goes out, as the request offers that tool.
+enum Kind {
+    /// A `custom` tool: free-form input (Codex's `apply_patch`).
+    Custom,
+    /// The `tool_search` tool a client runs itself (Codex finds MCP tools with it).
+    ToolSearch,
+    /// A function of a namespace (`mcp__svc` + `repos` for `mcp__svc__repos`), offered
+    /// in the request's tools or by an earlier tool search's output.
+    Namespaced { namespace: String, name: String },
+    Function,
+}
+
+fn kind(body: &Value, name: &str) -> Kind {
     let tools = body["tools"].as_array().into_iter().flatten();
-    tools
-        .filter(|t| t["name"] == name)
-        .any(|t| t["type"] == "custom")
+    let found = body["input"].as_array().into_iter().flatten();
+    let found = found
+        .filter(|i| i["type"] == "tool_search_output")
+        .filter_map(|i| i["tools"].as_array())
+        .flatten();
+    let all: Vec<&Value> = tools.chain(found).collect();
+    if all.iter().any(|t| t["name"] == name && t["type"] == "custom") {
+        return Kind::Custom;
+    }
+    if name == "tool_search" && all.iter().any(|t| t["type"] == "tool_search") {
+        return Kind::ToolSearch;
+    }
+    for ns in all.iter().filter(|t| t["type"] == "namespace") {
+        let prefix = ns["name"].as_str().unwrap_or_default();
+        let Some(function) = name
+            .strip_prefix(prefix)
+            .and_then(|rest| rest.strip_prefix("__"))
+        else {
+            continue;
+        };
+        let inner = ns["tools"].as_array().into_iter().flatten();
+        if inner.into_iter().any(|t| t["name"] == function) {
+            return Kind::Namespaced {
+                namespace: prefix.to_owned(),
+                name: function.to_owned(),
+            };
+        }
+    }
+    Kind::Function
 }
 
 /// The events of one output item, from `added` to `done`; answers the finished item.
@@ -208,27 +248,41 @@ async fn responses(
                 ];
                 item(&mut out, &mut seq, index, full, &deltas)
             }
-            Say::Call { name, input } if is_custom(&body, name) => {
-                let input = input.as_str().unwrap_or_default();
-                let full = json!({"id": format!("ctc_{item_id}"), "type": "custom_tool_call",
-                    "call_id": call_id, "name": name, "input": input});
-                let deltas = [
-                    json!({"type": "response.custom_tool_call_input.delta", "delta": input}),
-                    json!({"type": "response.custom_tool_call_input.done", "input": input}),
-                ];
-                item(&mut out, &mut seq, index, full, &deltas)
-            }
-            Say::Call { name, input } => {
-                let arguments = input.to_string();
-                let full = json!({"id": format!("fc_{item_id}"), "type": "function_call",
-                    "call_id": call_id, "name": name, "arguments": arguments});
-                let deltas = [
-                    json!({"type": "response.function_call_arguments.delta", "delta": arguments}),
-                    json!({"type": "response.function_call_arguments.done",
-                        "arguments": arguments}),
-                ];
-                item(&mut out, &mut seq, index, full, &deltas)
-            }
+            Say::Call { name, input } => match kind(&body, name) {
+                Kind::Custom => {
+                    let input = input.as_str().unwrap_or_default();
+                    let full = json!({"id": format!("ctc_{item_id}"),
+                        "type": "custom_tool_call", "call_id": call_id, "name": name,
+                        "input": input});
+                    let deltas = [
+                        json!({"type": "response.custom_tool_call_input.delta", "delta": input}),
+                        json!({"type": "response.custom_tool_call_input.done", "input": input}),
+                    ];
+                    item(&mut out, &mut seq, index, full, &deltas)
+                }
+                Kind::ToolSearch => {
+                    let full = json!({"id": format!("ts_{item_id}"), "type": "tool_search_call",
+                        "call_id": call_id, "execution": "client", "arguments": input});
+                    item(&mut out, &mut seq, index, full, &[])
+                }
+                kind => {
+                    let arguments = input.to_string();
+                    let mut full = json!({"id": format!("fc_{item_id}"),
+                        "type": "function_call", "call_id": call_id, "name": name,
+                        "arguments": arguments});
+                    if let Kind::Namespaced { namespace, name } = kind {
+                        full["namespace"] = json!(namespace);
+                        full["name"] = json!(name);
+                    }
+                    let deltas = [
+                        json!({"type": "response.function_call_arguments.delta",
+                            "delta": arguments}),
+                        json!({"type": "response.function_call_arguments.done",
+                            "arguments": arguments}),
+                    ];
+                    item(&mut out, &mut seq, index, full, &deltas)
+                }
+            },
         };
         output.push(done);
     }

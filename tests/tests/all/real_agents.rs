@@ -2,8 +2,8 @@
 //! configured with the README's own `[agents]` settings, against stand-ins of their
 //! model APIs at the wire protocol (`svc_tests::fake_anthropic`, `fake_openai`). The
 //! stand-in model scripts one session: a reply with text, a tool call that edits a file,
-//! a shell call that commits and pushes, and (Claude Code) a call of svc's own `repos`
-//! tool through `svc mcp`; then, on a follow-up message, a second round.
+//! a shell call that commits and pushes, and a call of svc's own `repos` tool through
+//! `svc mcp`; then, on a follow-up message, a second round.
 //!
 //! The command lines come from `.ci/agent-clis.sh` (pinned versions from the npm
 //! registry, in `target/agent-clis` or `SVC_TEST_AGENT_CLIS`). A machine without them
@@ -332,6 +332,9 @@ async fn codex_runs_a_session_against_the_responses_api() {
                         Say::call("apply_patch", json!(patch)),
                     ],
                     vec![Say::call("exec_command", json!({"cmd": shell}))],
+                    // Codex offers MCP tools only once a tool search found them.
+                    vec![Say::call("tool_search", json!({"query": "svc repos"}))],
+                    vec![Say::call("mcp__svc__repos", json!({}))],
                     vec![Say::text("Pushed the fix.")],
                 ],
             ),
@@ -388,21 +391,31 @@ async fn codex_runs_a_session_against_the_responses_api() {
             part("tool", "tool-result", ""),
             part("assistant", "tool-call", "command"),
             part("tool", "tool-result", ""),
+            part("assistant", "tool-call", "svc.repos"),
+            part("tool", "tool-result", ""),
             part("assistant", "text", ""),
         ],
         "{t}"
     );
     results_answer_their_calls(&t);
     assert_eq!(t["items"][1]["parts"][0]["text"], "I will write the fix.");
+    let repos = t["items"][7]["parts"][0]["output"].to_string();
+    assert!(repos.contains("app"), "{repos}");
     pushed(app, ann, &id, "codex").await;
 
     let answered = model.answered();
     assert_eq!(answered.len(), model.requests().len(), "a request without the key");
     let last = &answered.last().unwrap().body;
     let outputs = fake_openai::tool_outputs(last);
-    assert_eq!(outputs.len(), 2, "{last}");
-    assert_eq!(outputs[0]["type"], "custom_tool_call_output", "{last}");
-    assert_eq!(outputs[1]["type"], "function_call_output", "{last}");
+    let types: Vec<&str> = outputs.iter().filter_map(|o| o["type"].as_str()).collect();
+    let want = [
+        "custom_tool_call_output",
+        "function_call_output",
+        "tool_search_output",
+        "function_call_output",
+    ];
+    assert_eq!(types, want, "{last}");
+    assert!(outputs[3].to_string().contains("app"), "{}", outputs[3]);
 
     let t = follow_up(app, ann, &id).await;
     let items = t["items"].as_array().unwrap();
