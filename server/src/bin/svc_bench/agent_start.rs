@@ -71,6 +71,7 @@ pub async fn bench(opts: Options) -> anyhow::Result<()> {
         );
     }
     let clis = clis.canonicalize()?;
+    let claude = clis.join("node_modules/.bin/claude");
     let bwrap = Command::new("bwrap").arg("--version").output();
     if !bwrap.is_ok_and(|o| o.status.success()) {
         bail!("runners run in bubblewrap: install it (Debian: apt-get install -y bubblewrap)");
@@ -241,19 +242,26 @@ async fn session(
             if let Message::Text(text) = frame? {
                 let LiveFrame::Messages { messages, .. } = serde_json::from_str(&text)?;
                 if messages.iter().any(|m| m.role == Role::Assistant) {
-                    return Ok(start.elapsed());
+                    return Ok(Some(start.elapsed()));
                 }
             }
         }
-        bail!("the socket of {branch} closed before the agent said anything")
+        Ok::<_, anyhow::Error>(None)
     })
     .await
     .with_context(|| format!("{branch} said nothing within {WAIT:?}"))??;
+    let session = format!("/v1/monorepos/{full}/agents/{id}");
+    let Some(first) = first else {
+        let s = api.get(&session).await?;
+        bail!(
+            "{branch} ended ({} {}) before its agent said anything",
+            s["state"],
+            s["reason"]
+        );
+    };
     let deadline = Instant::now() + WAIT;
     loop {
-        let s = api
-            .get(&format!("/v1/monorepos/{full}/agents/{id}"))
-            .await?;
+        let s = api.get(&session).await?;
         match s["state"].as_str() {
             Some("idle") => return Ok((launched, first)),
             Some("launching" | "running") if Instant::now() < deadline => {}
