@@ -177,7 +177,8 @@ async fn messages(
                 json!({"type": "input_json_delta", "partial_json": partial}),
             )
         };
-        let started = json!({"type": "content_block_start", "index": index, "content_block": empty});
+        let started =
+            json!({"type": "content_block_start", "index": index, "content_block": empty});
         fake_model::event(&mut out, "content_block_start", &started);
         let delta = json!({"type": "content_block_delta", "index": index, "delta": delta});
         fake_model::event(&mut out, "content_block_delta", &delta);
@@ -204,6 +205,7 @@ async fn other(
         headers,
         body,
     });
-    let error = json!({"type": "error", "error": {"type": "not_found_error", "message": "Not found"}});
+    let error =
+        json!({"type": "error", "error": {"type": "not_found_error", "message": "Not found"}});
     (StatusCode::NOT_FOUND, axum::Json(error)).into_response()
 }

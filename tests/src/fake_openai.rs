@@ -119,7 +119,10 @@ enum Kind {
     ToolSearch,
     /// A function of a namespace (`mcp__svc` + `repos` for `mcp__svc__repos`), offered
     /// in the request's tools or by an earlier tool search's output.
-    Namespaced { namespace: String, name: String },
+    Namespaced {
+        namespace: String,
+        name: String,
+    },
     Function,
 }
 
@@ -131,7 +134,10 @@ fn kind(body: &Value, name: &str) -> Kind {
         .filter_map(|i| i["tools"].as_array())
         .flatten();
     let all: Vec<&Value> = tools.chain(found).collect();
-    if all.iter().any(|t| t["name"] == name && t["type"] == "custom") {
+    if all
+        .iter()
+        .any(|t| t["name"] == name && t["type"] == "custom")
+    {
         return Kind::Custom;
     }
     if name == "tool_search" && all.iter().any(|t| t["type"] == "tool_search") {

@@ -72,9 +72,9 @@ mod svc_bench;
 use clap::{Parser, Subcommand};
 
 use svc_bench::{
-    agent_start, agents, artifacts, auth, branch_diff, branches, ci_webhooks, daemon, diff_engine, door,
-    door_fixed, events, far_merge, hooks, issues, last_commits, org_access, real_repo, releases,
-    soak, web,
+    agent_start, agents, artifacts, auth, branch_diff, branches, ci_webhooks, daemon, diff_engine,
+    door, door_fixed, events, far_merge, hooks, issues, last_commits, org_access, real_repo,
+    releases, soak, web,
 };
 
 #[derive(Parser)]

@@ -224,10 +224,7 @@ async fn claude_code_runs_a_session_against_the_messages_api() {
                 vec![
                     vec![
                         Say::text("I will write the fix."),
-                        Say::call(
-                            "Write",
-                            json!({"file_path": "FIXED.md", "content": FIXED}),
-                        ),
+                        Say::call("Write", json!({"file_path": "FIXED.md", "content": FIXED})),
                     ],
                     vec![Say::call(
                         "Bash",
@@ -298,7 +295,11 @@ async fn claude_code_runs_a_session_against_the_messages_api() {
 
     // The stand-in got the key on every request, and the tool results back.
     let answered = model.answered();
-    assert_eq!(answered.len(), model.requests().len(), "a request without the key");
+    assert_eq!(
+        answered.len(),
+        model.requests().len(),
+        "a request without the key"
+    );
     let last = &answered.last().unwrap().body;
     let results = fake_anthropic::tool_results(last);
     assert_eq!(results.len(), 3, "{last}");
@@ -404,7 +405,11 @@ async fn codex_runs_a_session_against_the_responses_api() {
     pushed(app, ann, &id, "codex").await;
 
     let answered = model.answered();
-    assert_eq!(answered.len(), model.requests().len(), "a request without the key");
+    assert_eq!(
+        answered.len(),
+        model.requests().len(),
+        "a request without the key"
+    );
     let last = &answered.last().unwrap().body;
     let outputs = fake_openai::tool_outputs(last);
     let types: Vec<&str> = outputs.iter().filter_map(|o| o["type"].as_str()).collect();

@@ -276,7 +276,13 @@ async fn session(
 async fn claude_alone(claude: &Path, model: &str, home: &Path) -> anyhow::Result<Duration> {
     let start = Instant::now();
     let mut child = tokio::process::Command::new(claude)
-        .args(["-p", "Say done.", "--output-format", "stream-json", "--verbose"])
+        .args([
+            "-p",
+            "Say done.",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+        ])
         .current_dir(home)
         .env_clear()
         .env("HOME", home)
