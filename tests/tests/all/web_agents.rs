@@ -128,7 +128,12 @@ impl World {
             .app
             .request(Method::POST, path)
             .header(header::COOKIE, cookie)
-            .form(form);
+            .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+            .body(
+                url::form_urlencoded::Serializer::new(String::new())
+                    .extend_pairs(form)
+                    .finish(),
+            );
         if let Some(o) = origin {
             r = r.header(header::ORIGIN, o);
         }
