@@ -118,6 +118,12 @@ pub(super) struct AgentBox {
 const BOX_SHOWN: usize = 10;
 
 impl AgentBox {
+    /// Whether the page shows the box: not on a server without agents, unless sessions
+    /// ran there before.
+    pub fn shown(&self) -> bool {
+        !self.models.is_empty() || !self.sessions.is_empty()
+    }
+
     /// The box of a page of monorepo `at` (its canonical names): the newest sessions
     /// `keep` takes, those of `repo` when given, and the form posting to `action`.
     pub async fn of(
@@ -162,9 +168,7 @@ fn line(label: &str, s: &Session) -> Line {
         title: brief(&s.prompt),
         repo: s.repo.clone(),
         branch: branch_link(label, s),
-        issue: s
-            .issue
-            .map(|n| (n, format!("/{label}/-/issues/{n}"))),
+        issue: s.issue.map(|n| (n, format!("/{label}/-/issues/{n}"))),
         launcher: s.launcher.clone(),
         model: s.model.clone(),
         at: rfc3339(s.updated_at),
@@ -251,9 +255,21 @@ async fn build_list(
         limit: Some(LISTED),
     };
     let found = if chats {
-        api::list_chats(State(state.clone()), caller.clone(), Path(here), Query(query)).await?
+        api::list_chats(
+            State(state.clone()),
+            caller.clone(),
+            Path(here),
+            Query(query),
+        )
+        .await?
     } else {
-        api::list(State(state.clone()), caller.clone(), Path(here), Query(query)).await?
+        api::list(
+            State(state.clone()),
+            caller.clone(),
+            Path(here),
+            Query(query),
+        )
+        .await?
     }
     .0
     .items;
@@ -325,18 +341,28 @@ fn value_text(v: &Value) -> String {
     match v {
         Value::String(s) => cut(s, TOOL_SHOWN).0,
         Value::Null => String::new(),
-        other => cut(
-            &serde_json::to_string_pretty(other).unwrap_or_default(),
-            TOOL_SHOWN,
-        )
-        .0,
+        other => {
+            cut(
+                &serde_json::to_string_pretty(other).unwrap_or_default(),
+                TOOL_SHOWN,
+            )
+            .0
+        }
     }
 }
 
 /// What a call does in one line: its command, path, pattern or address when it names
 /// one, else its input.
 fn call_brief(input: &Value) -> String {
-    for key in ["command", "cmd", "file_path", "path", "pattern", "query", "url"] {
+    for key in [
+        "command",
+        "cmd",
+        "file_path",
+        "path",
+        "pattern",
+        "query",
+        "url",
+    ] {
         match input.get(key) {
             Some(Value::String(s)) => return brief(s),
             Some(Value::Array(a)) => {
@@ -489,11 +515,7 @@ async fn session(
     page::answer(&viewer, build_session(&state, &viewer, at).await)
 }
 
-async fn build_session(
-    state: &AppState,
-    viewer: &Viewer,
-    at: AgentPath,
-) -> ApiResult<SessionPage> {
+async fn build_session(state: &AppState, viewer: &Viewer, at: AgentPath) -> ApiResult<SessionPage> {
     let caller = &viewer.0;
     let mut conn = state.store.read().await?;
     let (access, row) = at.load(conn.h(), caller, Need::Read).await?;
@@ -750,9 +772,13 @@ async fn address(
             repo: given(form.repo),
             model: given(form.model),
         };
-        let (_, Json(s)) =
-            api::address_issue(State(state.clone()), viewer.0.clone(), Path(path), Json(body))
-                .await?;
+        let (_, Json(s)) = api::address_issue(
+            State(state.clone()),
+            viewer.0.clone(),
+            Path(path),
+            Json(body),
+        )
+        .await?;
         Ok(opened(&monorepo, &s))
     }
     .await;
@@ -783,9 +809,13 @@ async fn new_chat(
             repo: given(form.repo),
             model: given(form.model),
         };
-        let (_, Json(s)) =
-            api::new_chat(State(state.clone()), viewer.0.clone(), Path(at.clone()), Json(body))
-                .await?;
+        let (_, Json(s)) = api::new_chat(
+            State(state.clone()),
+            viewer.0.clone(),
+            Path(at.clone()),
+            Json(body),
+        )
+        .await?;
         Ok(opened(&at, &s))
     }
     .await;
@@ -837,7 +867,11 @@ mod tests {
                 }],
             ),
         ]);
-        assert_eq!(views.len(), 2, "the message of the placed result is dropped");
+        assert_eq!(
+            views.len(),
+            2,
+            "the message of the placed result is dropped"
+        );
         let call = &views[0].parts[0];
         assert_eq!((call.kind, call.brief.as_str()), ("call", "git push"));
         assert_eq!(call.results[0].text, "pushed");

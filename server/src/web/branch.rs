@@ -358,7 +358,10 @@ async fn build(
         },
         Some(&repo.name),
         format!("{href}/agents"),
-        |s| s.repo.as_deref() == Some(repo.name.as_str()) && s.branch.as_deref() == Some(b.name.as_str()),
+        |s| {
+            s.repo.as_deref() == Some(repo.name.as_str())
+                && s.branch.as_deref() == Some(b.name.as_str())
+        },
     )
     .await?;
     let (title_html, description_html, description_cut) = text_of(&b);

@@ -62,8 +62,10 @@ impl World {
         let mut tokens = Vec::new();
         for login in ["ann", "bob", "carol"] {
             let token = app
-                .bootstrap(json!({"email": format!("{login}@example.com"), "login": login,
-                                  "password": PASSWORD}))
+                .bootstrap(
+                    json!({"email": format!("{login}@example.com"), "login": login,
+                                  "password": PASSWORD}),
+                )
                 .await
                 .credential
                 .token;
@@ -102,7 +104,8 @@ impl World {
 
     /// Pushes branch `go`, the signal a runner taking its time waits for.
     fn go(&self) {
-        self.git.ok(&self.work, &["push", "-q", "origin", "feat:go"]);
+        self.git
+            .ok(&self.work, &["push", "-q", "origin", "feat:go"]);
     }
 
     async fn cookie(&self, login: &str) -> String {
@@ -146,9 +149,7 @@ impl World {
     }
 
     async fn session(&self, token: &str, id: &str) -> Value {
-        self.app
-            .get_json(token, &format!("{M}/agents/{id}"))
-            .await
+        self.app.get_json(token, &format!("{M}/agents/{id}")).await
     }
 
     /// Polls the session until `done` holds of it.
@@ -207,12 +208,20 @@ async fn forms_launch_and_carry_on_sessions_for_those_the_api_allows() {
     let (status, html) = w.page(&ann, BRANCH_PAGE).await;
     assert_eq!(status, StatusCode::OK);
     assert!(html.contains(r#"<form id="launch-form""#), "{html}");
-    assert!(html.contains(r#"<option value="m" selected>m</option>"#), "{html}");
+    assert!(
+        html.contains(r#"<option value="m" selected>m</option>"#),
+        "{html}"
+    );
 
     // A POST from another site (or none) is refused, and launches nothing.
     for origin in [None, Some("http://evil.example")] {
         let (status, _) = w
-            .post_form(&ann, &launch, origin, &[("prompt", &prompt), ("model", "m")])
+            .post_form(
+                &ann,
+                &launch,
+                origin,
+                &[("prompt", &prompt), ("model", "m")],
+            )
             .await;
         assert_eq!(status, StatusCode::FORBIDDEN);
     }
@@ -232,7 +241,13 @@ async fn forms_launch_and_carry_on_sessions_for_those_the_api_allows() {
     let id = id_of(to.as_deref().unwrap());
     let s = w.settled(&id).await;
     assert_eq!(
-        (&s["state"], &s["branch"], &s["repo"], &s["launcher"], &s["prompt"]),
+        (
+            &s["state"],
+            &s["branch"],
+            &s["repo"],
+            &s["launcher"],
+            &s["prompt"]
+        ),
         (
             &json!("idle"),
             &json!("feat"),
@@ -255,9 +270,15 @@ async fn forms_launch_and_carry_on_sessions_for_those_the_api_allows() {
     );
     assert!(html.contains("I will <strong>fix</strong> it."), "{html}");
     assert!(html.contains(r#"data-call="c1""#), "{html}");
-    assert!(html.contains("<pre>hello\n</pre>") || html.contains("<pre>hello</pre>"), "{html}");
+    assert!(
+        html.contains("<pre>hello\n</pre>") || html.contains("<pre>hello</pre>"),
+        "{html}"
+    );
     assert!(html.contains(r#"<form id="send-form""#), "{html}");
-    assert!(!html.contains(r#"id="stop-form""#), "an idle session has no run to stop");
+    assert!(
+        !html.contains(r#"id="stop-form""#),
+        "an idle session has no run to stop"
+    );
     assert!(html.contains(r#"<span class="badge idle" id="session-state">idle</span>"#));
 
     // bob, a member: he sees it, but only its launcher may message it; his POST is
@@ -295,7 +316,10 @@ async fn forms_launch_and_carry_on_sessions_for_those_the_api_allows() {
         )
         .await;
     assert_eq!(status, StatusCode::NOT_FOUND);
-    assert_eq!(w.page(&carol, "/ann/mono/-/agents").await.0, StatusCode::NOT_FOUND);
+    assert_eq!(
+        w.page(&carol, "/ann/mono/-/agents").await.0,
+        StatusCode::NOT_FOUND
+    );
 
     // ann carries it on: a second round.
     let (status, to) = w
@@ -306,7 +330,10 @@ async fn forms_launch_and_carry_on_sessions_for_those_the_api_allows() {
             &[("message", "Also add tests")],
         )
         .await;
-    assert_eq!((status, to.as_deref()), (StatusCode::SEE_OTHER, Some(page.as_str())));
+    assert_eq!(
+        (status, to.as_deref()),
+        (StatusCode::SEE_OTHER, Some(page.as_str()))
+    );
     w.until(&id, |s| s["state"] == "idle").await;
     let (_, html) = w.page(&ann, &page).await;
     assert!(html.contains("Round 2 saw the follow-up."), "{html}");
@@ -330,7 +357,10 @@ async fn forms_launch_and_carry_on_sessions_for_those_the_api_allows() {
     let (status, to) = w
         .post_form(&ann, &format!("{long_page}/stop"), Some(&origin), &[])
         .await;
-    assert_eq!((status, to.as_deref()), (StatusCode::SEE_OTHER, Some(long_page.as_str())));
+    assert_eq!(
+        (status, to.as_deref()),
+        (StatusCode::SEE_OTHER, Some(long_page.as_str()))
+    );
     let s = w.session(&w.ann, &long_id).await;
     assert_eq!(s["state"], "stopped", "{s}");
 
@@ -343,7 +373,10 @@ async fn forms_launch_and_carry_on_sessions_for_those_the_api_allows() {
             .split("<li ")
             .find(|li| li.contains(&format!("/ann/mono/-/agents/{sid}")))
             .unwrap_or_else(|| panic!("no row of {sid} in {html}"));
-        assert!(row.contains(&format!(r#"<span class="badge {state}">"#)), "{row}");
+        assert!(
+            row.contains(&format!(r#"<span class="badge {state}">"#)),
+            "{row}"
+        );
         assert!(row.contains(&format!("by {who}")), "{row}");
         assert!(row.contains(">app:feat</a>"), "{row}");
         assert!(row.contains("last activity <time"), "{row}");
@@ -354,7 +387,10 @@ async fn forms_launch_and_carry_on_sessions_for_those_the_api_allows() {
     let (_, html) = w.page(&ann, "/ann/mono").await;
     assert!(html.contains(r#"href="/ann/mono/-/agents""#), "{html}");
     let (_, html) = w.page(&ann, "/ann/mono/-/app").await;
-    assert!(html.contains(r#"href="/ann/mono/-/agents?repo=app""#), "{html}");
+    assert!(
+        html.contains(r#"href="/ann/mono/-/agents?repo=app""#),
+        "{html}"
+    );
     let (_, html) = w.page(&ann, BRANCH_PAGE).await;
     assert!(html.contains(&format!("/ann/mono/-/agents/{id}")), "{html}");
 
@@ -372,7 +408,10 @@ async fn forms_launch_and_carry_on_sessions_for_those_the_api_allows() {
     let s = w.settled(&chat).await;
     assert_eq!(s["kind"], "chat", "{s}");
     let (_, html) = w.page(&ann, "/ann/mono/-/chats").await;
-    assert!(html.contains(&format!("/ann/mono/-/agents/{chat}")), "{html}");
+    assert!(
+        html.contains(&format!("/ann/mono/-/agents/{chat}")),
+        "{html}"
+    );
     assert!(html.contains("Where is the retry logic?"), "{html}");
     let (_, html) = w.page(&bob, "/ann/mono/-/chats").await;
     assert!(!html.contains(&chat), "{html}");
@@ -440,15 +479,21 @@ async fn in_a_browser_a_session_launches_follows_its_transcript_takes_a_message_
     assert_eq!(thinking[0], json!(false), "{thinking}");
     assert!(thinking[1].as_str().unwrap().contains("Where is the bug?"));
     browser
-        .wait_for_text("details.tool-call[data-call='c1'] summary", "Bash cat README.md done")
+        .wait_for_text(
+            "details.tool-call[data-call='c1'] summary",
+            "Bash cat README.md done",
+        )
         .await;
-    browser.click("details.tool-call[data-call='c1'] summary").await;
     browser
-        .wait_for_text("details.tool-call[data-call='c1'] .tool-result pre", "hello")
+        .click("details.tool-call[data-call='c1'] summary")
         .await;
     browser
-        .screenshot(&screenshots(), "agent-session")
+        .wait_for_text(
+            "details.tool-call[data-call='c1'] .tool-result pre",
+            "hello",
+        )
         .await;
+    browser.screenshot(&screenshots(), "agent-session").await;
 
     // Carry it on: the second round appears.
     browser.fill("#send-message", "Also add tests").await;
@@ -466,9 +511,15 @@ async fn in_a_browser_a_session_launches_follows_its_transcript_takes_a_message_
     browser.click("#launch-submit").await;
     let long = on_session_page(&browser).await;
     assert_ne!(long, id);
-    browser.wait_for_text("#transcript", "Working slowly.").await;
+    browser
+        .wait_for_text("#transcript", "Working slowly.")
+        .await;
     js(&browser, "window.svcStayed = true; return null;").await;
-    let text = js(&browser, "return document.getElementById('transcript').textContent;").await;
+    let text = js(
+        &browser,
+        "return document.getElementById('transcript').textContent;",
+    )
+    .await;
     assert!(!text.as_str().unwrap().contains("Still working."), "{text}");
     w.go();
     browser.wait_for_text("#transcript", "Still working.").await;
@@ -490,7 +541,10 @@ async fn in_a_browser_a_session_launches_follows_its_transcript_takes_a_message_
     browser.wait_for_path("/ann/mono/-/agents").await;
     let list = browser.wait_for_text("#sessions", "stopped").await;
     assert!(list.contains("idle") && list.contains("app:feat"), "{list}");
-    assert!(list.contains("Take your time") && list.contains("by ann"), "{list}");
+    assert!(
+        list.contains("Take your time") && list.contains("by ann"),
+        "{list}"
+    );
 
     // "Address with an agent" on an issue page: a session on the issue's branch.
     let r = w
@@ -513,11 +567,25 @@ async fn in_a_browser_a_session_launches_follows_its_transcript_takes_a_message_
         .wait_for_text("#transcript li.message.user", "Resolve issue #1")
         .await;
     let s = w.settled(&addressed).await;
-    assert_eq!((&s["issue"], &s["state"]), (&json!(1), &json!("idle")), "{s}");
+    assert_eq!(
+        (&s["issue"], &s["state"]),
+        (&json!(1), &json!("idle")),
+        "{s}"
+    );
     browser.goto(&w.app.url("/ann/mono/-/issues/1")).await;
     browser
         .wait_for_text("#issue-sessions", "app:issue-1-fix-the-login")
         .await;
+
+    // The session page reads at 360 px without scrolling sideways.
+    browser
+        .goto(&w.app.url(&format!("/ann/mono/-/agents/{id}")))
+        .await;
+    browser
+        .click("details.tool-call[data-call='c1'] summary")
+        .await;
+    let overflow = crate::web_browser::overflow_at_360(&browser, Some("agent-session")).await;
+    assert!(overflow.is_none(), "{overflow:?}");
     browser.close().await;
 }
 
