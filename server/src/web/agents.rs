@@ -70,17 +70,17 @@ pub fn session_href(label: &str, id: &str) -> String {
     format!("/{label}/-/agents/{}", seg(id))
 }
 
-/// `text` cut to `max` characters, and whether it was.
-fn cut(text: &str, max: usize) -> (String, bool) {
+/// `text` cut to `max` characters (marked `…` when it was).
+fn cut(text: &str, max: usize) -> String {
     match text.char_indices().nth(max) {
-        Some((at, _)) => (format!("{}…", &text[..at]), true),
-        None => (text.to_owned(), false),
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_owned(),
     }
 }
 
 /// The first line of `text`, at most [`BRIEF`] characters.
 fn brief(text: &str) -> String {
-    cut(text.trim().lines().next().unwrap_or_default(), BRIEF).0
+    cut(text.trim().lines().next().unwrap_or_default(), BRIEF)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -339,15 +339,12 @@ struct MessageView {
 /// A tool's input or output as text: a string as it is, else indented JSON.
 fn value_text(v: &Value) -> String {
     match v {
-        Value::String(s) => cut(s, TOOL_SHOWN).0,
+        Value::String(s) => cut(s, TOOL_SHOWN),
         Value::Null => String::new(),
-        other => {
-            cut(
-                &serde_json::to_string_pretty(other).unwrap_or_default(),
-                TOOL_SHOWN,
-            )
-            .0
-        }
+        other => cut(
+            &serde_json::to_string_pretty(other).unwrap_or_default(),
+            TOOL_SHOWN,
+        ),
     }
 }
 
@@ -392,15 +389,15 @@ fn message_views(messages: &[Message]) -> Vec<MessageView> {
         for p in &m.parts {
             let view = match p {
                 Part::Text { text } if m.role == Role::Assistant => PartView {
-                    html: markdown::to_html(&cut(text, TEXT_SHOWN).0),
+                    html: markdown::to_html(&cut(text, TEXT_SHOWN)),
                     ..part("markdown")
                 },
                 Part::Text { text } => PartView {
-                    text: cut(text, TEXT_SHOWN).0,
+                    text: cut(text, TEXT_SHOWN),
                     ..part("text")
                 },
                 Part::Thinking { text } => PartView {
-                    text: cut(text, TEXT_SHOWN).0,
+                    text: cut(text, TEXT_SHOWN),
                     ..part("thinking")
                 },
                 Part::ToolCall { id, name, input } => {
@@ -577,11 +574,6 @@ struct Refused {
     back: String,
 }
 
-/// A form's POST: refused unless it comes from a page of this service.
-fn same_origin(headers: &HeaderMap, state: &AppState) -> ApiResult<()> {
-    auth::check_origin(headers, state)
-}
-
 /// The answer to a form: the session's page, or why not (the 404 page for what the
 /// person may not see; else the API's reason with a way back).
 fn answered(
@@ -631,7 +623,8 @@ async fn send(
 ) -> Response {
     let back = session_href(&format!("{}/{}", seg(&at.owner), seg(&at.monorepo)), &at.id);
     let done = async {
-        same_origin(&headers, &state)?;
+        // A form's POST must come from a page of this service.
+        auth::check_origin(&headers, &state)?;
         let body = FollowUp {
             message: form.message,
         };
@@ -651,7 +644,8 @@ async fn stop(
 ) -> Response {
     let back = session_href(&format!("{}/{}", seg(&at.owner), seg(&at.monorepo)), &at.id);
     let done = async {
-        same_origin(&headers, &state)?;
+        // A form's POST must come from a page of this service.
+        auth::check_origin(&headers, &state)?;
         api::stop(State(state.clone()), viewer.0.clone(), Path(at)).await?;
         Ok(back.clone())
     }
@@ -692,7 +686,8 @@ async fn launch(
         &at.branch,
     );
     let done = async {
-        same_origin(&headers, &state)?;
+        // A form's POST must come from a page of this service.
+        auth::check_origin(&headers, &state)?;
         // The branch page's own path: the branch must be one the person can see.
         let path = BranchPath {
             owner: monorepo.owner.clone(),
@@ -760,7 +755,8 @@ async fn address(
         at.number
     );
     let done = async {
-        same_origin(&headers, &state)?;
+        // A form's POST must come from a page of this service.
+        auth::check_origin(&headers, &state)?;
         let path = IssuePath {
             owner: monorepo.owner.clone(),
             monorepo: monorepo.monorepo.clone(),
@@ -803,7 +799,8 @@ async fn new_chat(
 ) -> Response {
     let back = format!("/{}/{}/-/chats", seg(&at.owner), seg(&at.monorepo));
     let done = async {
-        same_origin(&headers, &state)?;
+        // A form's POST must come from a page of this service.
+        auth::check_origin(&headers, &state)?;
         let body = NewChat {
             message: form.message,
             repo: given(form.repo),
@@ -882,8 +879,7 @@ mod tests {
 
     #[test]
     fn long_text_is_cut_on_a_character() {
-        let (text, was) = super::cut("ééé", 2);
-        assert_eq!((text.as_str(), was), ("éé…", true));
-        assert_eq!(super::cut("ab", 2), ("ab".to_owned(), false));
+        assert_eq!(super::cut("ééé", 2), "éé…");
+        assert_eq!(super::cut("ab", 2), "ab");
     }
 }
