@@ -64,7 +64,7 @@ fn is_executable(path: &Path) -> bool {
 }
 
 /// `sandbox` (bubblewrap's command, with `--share-net`) inside a network namespace of
-/// its own; start it with [`spawn`] so that pasta connects it.
+/// its own, which [`connect`] connects once it has started.
 pub fn wrap(ports: &[u16], sandbox: Vec<String>) -> Vec<String> {
     let (uid, gid) = ids();
     let mut out: Vec<String> = vec![

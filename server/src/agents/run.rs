@@ -239,7 +239,7 @@ pub struct Place<'a> {
 /// the system paths read-only, the checkout and HOME writable at their own paths, a
 /// private `/tmp`, `/proc` and `/dev`; new user, PID, IPC and UTS namespaces (whatever
 /// it starts dies when it ends); the network of `net` (an isolated one is connected
-/// when started with [`spawn`]). It dies with the server and cannot reach the server's
+/// once started, by [`connect`]). It dies with the server and cannot reach the server's
 /// terminal. Whatever the server runs over files a runner wrote (git in the checkout)
 /// runs in here too, never on the host.
 pub fn confine(sandbox: Sandbox, net: &Net, place: &Place<'_>, command: &[String]) -> Vec<String> {

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use svc_server::agents::settings::AgentsSettings;
 use svc_tests::TestApp;
 
-use super::agents::{M, launch, script, settled};
+use super::agents::{M, launch, running, script, settled};
 
 /// The secret the runner is given through `secret_files`.
 const KEY: &str = "sk-test-4f9a1c0e7b2d";
@@ -153,6 +153,7 @@ echo "svc $code"
 for p in {other} {allowed}; do
   if (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null; then echo "$p open"; else echo "$p closed"; fi
 done
+sleep 1
 "#
     )
 }
@@ -174,11 +175,27 @@ async fn probe(network: &str, other: u16, allowed: u16) -> Vec<String> {
     c.git.commit(&c.work, "First", &[("README.md", b"hello\n")]);
     c.git.ok(&c.work, &["push", "-q", "origin", "HEAD:main"]);
     let (app, ann) = (&c.app, &c.token);
+    // The pasta serving an isolated network forwards svc's port and the allowed one.
+    let svc_port: u16 = app.base.rsplit(':').next().unwrap().parse().unwrap();
+    let (low, high) = (svc_port.min(allowed), svc_port.max(allowed));
+    let pasta = format!("\0-T\0{low},{high}\0");
     let s = launch(app, ann, json!({"prompt": "Probe", "branch": "net"})).await;
     let id = s["id"].as_str().unwrap().to_owned();
+    let mut pasta_seen = false;
+    for _ in 0..100 {
+        pasta_seen |= running(&pasta);
+        let s = app.get_json(ann, &format!("{M}/agents/{id}")).await;
+        if pasta_seen || s["state"] != "launching" && s["state"] != "running" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_eq!(pasta_seen, network == "isolated");
     let s = settled(app, ann, &id).await;
     // The checkout was cloned through the door from inside the same sandbox.
     assert_eq!(s["state"], "idle", "{s}");
+    // Its pasta ended with the run.
+    assert!(!running(&pasta), "pasta outlived the run");
     let t = app
         .get_json(ann, &format!("{M}/agents/{id}/transcript"))
         .await;
