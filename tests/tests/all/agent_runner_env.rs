@@ -302,3 +302,53 @@ fn bad_runner_settings_are_refused_at_start_with_what_is_wrong() {
         "{err}"
     );
 }
+
+/// Prints a line a moment after it starts, then stays.
+const STAYER: &str = r#"#!/bin/sh
+cat > /dev/null
+sleep 1
+echo started
+exec sleep 271.828
+"#;
+
+#[tokio::test]
+async fn the_pasta_of_a_sandbox_dies_with_the_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = script(dir.path(), "runner", STAYER);
+    let settings = format!(
+        "[runners.r]\ncommand = [\"{program}\"]\nformat = \"svc-jsonl\"\n[[models]]\nid = \"m\"\nrunner = \"r\"\n"
+    );
+    let builder = TestApp::builder().agents(&settings).process();
+    let mut c = svc_tests::Cloned::with(builder, "mono", "app").await;
+    c.git.commit(&c.work, "First", &[("README.md", b"hello\n")]);
+    c.git.ok(&c.work, &["push", "-q", "origin", "HEAD:main"]);
+    let port: u16 = c.app.base.rsplit(':').next().unwrap().parse().unwrap();
+    let pasta = format!("\0-T\0{port}\0");
+    // The server kills itself (SIGKILL) when it stores the runner's first line.
+    c.app.crash_at("agent.message").await;
+    launch(
+        &c.app,
+        &c.token,
+        json!({"prompt": "Stay", "branch": "stay"}),
+    )
+    .await;
+    let mut seen = false;
+    for _ in 0..200 {
+        seen = running(&pasta);
+        if seen {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    assert!(seen, "no pasta served the sandbox");
+    c.app.crashed("agent.message").await;
+    let mut gone = false;
+    for _ in 0..100 {
+        gone = !running(&pasta) && !running("271.828");
+        if gone {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert!(gone, "pasta or the runner outlived the server");
+}
