@@ -13,6 +13,7 @@
 
 mod activity;
 mod agent_confinement;
+mod agent_runner_env;
 mod agents;
 mod api_basics;
 mod artifacts;
