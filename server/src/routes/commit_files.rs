@@ -75,13 +75,13 @@ pub async fn commit_files(
     let changes = changes(&body.files, state.config.git.max_push_bytes)?;
     let expected = body.expected_head.as_deref().map(sha).transpose()?;
     let message = message(&body.message, agent.as_deref(), &caller)?;
-    let (repo, user) = {
+    let (monorepo, repo, user) = {
         let mut conn = state.store.read().await?;
-        let (_, repo) = path.resolve(conn.h(), &caller, Need::Write).await?;
+        let (access, repo) = path.resolve(conn.h(), &caller, Need::Write).await?;
         let user = users::by_id(conn.h(), &caller.user_id)
             .await?
             .ok_or_else(|| ApiError::unauthorized("unknown user"))?;
-        (repo, user)
+        (access.monorepo, repo, user)
     };
     let branch = path.branch.clone();
     let person = Person::author(&user);
@@ -180,8 +180,9 @@ pub async fn commit_files(
     state.maintenance.after_write(&repo.id);
     let commit = state.git(&repo, move |git| git.commit(sha)).await?;
     let location = format!(
-        "/v1/monorepos/{}/{}/repos/{}/commits/{sha}",
-        path.owner, path.monorepo, repo.name
+        "/v1/monorepos/{}/repos/{}/commits/{sha}",
+        monorepo.label(),
+        repo.name
     );
     Ok((
         StatusCode::CREATED,
