@@ -34,6 +34,7 @@ mod cli_orgs;
 mod cli_output;
 mod cli_releases;
 mod code;
+mod commit_files;
 mod completions;
 mod crashes;
 mod daemon;
