@@ -321,13 +321,10 @@ impl TestApp {
         panic!("svc-server did not answer /healthz");
     }
 
-    /// What a server run as a process ([`TestAppBuilder::process`]) logged so far (every
-    /// start of it); empty for a server on a thread of the test.
-    pub fn server_log(&self) -> String {
-        self.settings_file
-            .as_deref()
-            .and_then(|f| std::fs::read_to_string(process::log_of(f)).ok())
-            .unwrap_or_default()
+    /// What a server run as a child process ([`TestAppBuilder::process`]) has logged.
+    pub fn server_log(&self) -> Option<String> {
+        let file = self.settings_file.as_ref()?;
+        std::fs::read_to_string(process::log_file(file)).ok()
     }
 
     pub fn url(&self, path: &str) -> String {

@@ -86,24 +86,24 @@ pub(crate) fn write_settings(dir: &Path, config: &Config, agents: &str) -> PathB
     path
 }
 
-/// Where a server started from settings `file` writes its log (standard output and
-/// error, every start appended): beside the file.
-pub(crate) fn log_of(file: &Path) -> PathBuf {
-    file.with_file_name("svc-server.log")
+/// Where a server run as a child process logs: beside its settings file.
+pub(crate) fn log_file(settings_file: &Path) -> PathBuf {
+    settings_file.with_file_name("svc-server.log")
 }
 
-/// Starts `svc-server --config file`, armed to die at `crash_at` when given.
+/// Starts `svc-server --config file`, armed to die at `crash_at` when given; its log
+/// (standard error) is appended to [`log_file`].
 pub(crate) fn spawn(file: &Path, crash_at: Option<&str>) -> KillOnDrop {
     let log = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
-        .open(log_of(file))
-        .expect("the server's log file");
+        .open(log_file(file))
+        .expect("server log file");
     let mut cmd = Command::new(workspace_bin("svc-server"));
     cmd.arg("--config")
         .arg(file)
         .stdin(Stdio::null())
-        .stdout(log.try_clone().expect("the log file"))
+        .stdout(Stdio::null())
         .stderr(log);
     for (key, _) in std::env::vars() {
         if key.starts_with("SVC_") {

@@ -207,7 +207,7 @@ async fn key_kept(app: &TestApp, token: &str, id: &str, key: &str) {
     assert!(!session.to_string().contains(key), "{session}");
     let events = app.get_json(token, &format!("{M}/events")).await;
     assert!(!events.to_string().contains(key), "the events hold the key");
-    let log = app.server_log();
+    let log = app.server_log().expect("the server's log");
     assert!(!log.is_empty(), "the server's log is empty");
     assert!(!log.contains(key), "the server's log holds the key");
 }
