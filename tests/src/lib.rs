@@ -7,6 +7,7 @@ pub mod fake_oidc;
 pub mod git;
 pub mod laptop;
 pub mod machine;
+pub mod npm_tools;
 pub mod pg;
 mod process;
 pub mod receiver;
