@@ -630,3 +630,9 @@ async fn writes_through_svc_mcp_are_recorded_as_the_agent() {
     assert_eq!(reviews["items"][0]["author"], "ann");
     assert_eq!(reviews["items"][0]["agent"], "r");
 }
+
+#[test]
+fn mcp_help_matches_its_snapshot() {
+    let help = Machine::new().ok(&["mcp", "--help"]);
+    svc_tests::snapshot::assert_text("tests/snapshots/svc-mcp-help.txt", &help);
+}
