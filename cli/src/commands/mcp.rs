@@ -14,13 +14,15 @@ use crate::target::{self, MonorepoArgs};
 /// Code or Codex can work on one monorepo, in toolsets:
 ///   code       tree, file, history, commit, search_code (at any ref)
 ///   branches   branches, branch, branch_diff, branch_commits, create_branch,
-///              write_files (one commit, no checkout), merge_branch (through the gate)
+///              update_branch, write_files (one commit, no checkout),
+///              merge_branch (through the gate)
 ///   reviews    reviews, review_branch (comment or request_changes; never approve)
-///   checks     checks, ci_builds, ci_build, ci_job_log
+///   checks     checks, ci_builds, ci_build, ci_annotations, ci_job_log,
+///              rebuild_ci_build, retry_ci_job
 ///   issues     issues, issue, labels, create_issue, comment_issue, label_issue,
 ///              assign_issue, close_issue, reopen_issue
 ///   artifacts  artifacts, artifact, artifact_file, comment_artifact
-///   releases   releases, release
+///   releases   releases, release, tags
 /// `repos` is always offered; `start_branch` (with --allow-start-branch, or in an svc
 /// chat session) launches a task agent on a new branch `assistant/<suffix>`. Writes go
 /// through the same API routes and permissions as the CLI and are recorded as you (and

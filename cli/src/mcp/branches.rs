@@ -7,7 +7,7 @@ use rmcp::model::CallToolResult;
 use rmcp::{ErrorData, schemars, tool, tool_router};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
-use svc_protocol::branch::{BranchCommits, BranchDiff, CreateBranch, MergeResult};
+use svc_protocol::branch::{BranchCommits, BranchDiff, CreateBranch, MergeResult, UpdateBranch};
 
 use super::{Server, pretty, query, render};
 use crate::error::CommandError;
@@ -41,6 +41,20 @@ pub struct BranchDiffArgs {
     /// Comma-separated files or folders to diff only; every changed file by default.
     #[serde(default)]
     pub paths: Option<String>,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct UpdateBranchArgs {
+    /// The repo: its name or its path in the monorepo.
+    pub repo: String,
+    /// The branch, like `feature/login`.
+    pub branch: String,
+    /// A new title; kept when left out.
+    #[serde(default)]
+    pub title: Option<String>,
+    /// A new description (Markdown); kept when left out.
+    #[serde(default)]
+    pub description: Option<String>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -235,6 +249,35 @@ impl Server {
                 &format!("{r}/branches"),
                 &body,
             )?))
+        })
+        .await
+    }
+
+    #[tool(
+        description = "Change a branch's title or description (what reviewers read first); answers the branch as JSON.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    async fn update_branch(
+        &self,
+        Parameters(a): Parameters<UpdateBranchArgs>,
+    ) -> std::result::Result<CallToolResult, ErrorData> {
+        self.call(move |c| {
+            if a.title.is_none() && a.description.is_none() {
+                return Err(CommandError::user(
+                    "nothing to change: give `title` or `description`",
+                ));
+            }
+            let b = c.b(&a.repo, &a.branch)?;
+            let body = UpdateBranch {
+                title: a.title.map(Some),
+                description: a.description.map(Some),
+            };
+            Ok(pretty(&c.send_json(Method::PATCH, &b, &body)?))
         })
         .await
     }

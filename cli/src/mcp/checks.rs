@@ -45,6 +45,14 @@ pub struct BuildArgs {
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct JobArgs {
+    /// The build's id.
+    pub build: String,
+    /// The job's id, as ci_build lists it.
+    pub job: String,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 pub struct JobLogArgs {
     /// The build's id.
     pub build: String,
@@ -138,6 +146,76 @@ impl Server {
                 c.m(),
                 encode(&a.id)
             ))?))
+        })
+        .await
+    }
+
+    #[tool(
+        description = "A CI build's annotations as JSON (the first 100): what its steps reported, such as test failures, with style and context.",
+        annotations(
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = true
+        )
+    )]
+    async fn ci_annotations(
+        &self,
+        Parameters(a): Parameters<BuildArgs>,
+    ) -> std::result::Result<CallToolResult, ErrorData> {
+        self.call(move |c| {
+            Ok(pretty(&c.get_json(&format!(
+                "{}/ci/builds/{}/annotations",
+                c.m(),
+                encode(&a.id)
+            ))?))
+        })
+        .await
+    }
+
+    #[tool(
+        description = "Start a new CI build of the same commit and branch as a build (after a flaky failure, say); answers the new build as JSON. Needs a credential allowed to write builds.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = true
+        )
+    )]
+    async fn rebuild_ci_build(
+        &self,
+        Parameters(a): Parameters<BuildArgs>,
+    ) -> std::result::Result<CallToolResult, ErrorData> {
+        self.call(move |c| {
+            let path = format!("{}/ci/builds/{}/rebuild", c.m(), encode(&a.id));
+            let request = c.session.request(Method::POST, &path)?;
+            Ok(pretty(&c.session.call(request)?))
+        })
+        .await
+    }
+
+    #[tool(
+        description = "Run a CI job again (a job is retried once); answers the new job as JSON, and the build's check goes back to pending. Needs a credential allowed to write builds.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = true
+        )
+    )]
+    async fn retry_ci_job(
+        &self,
+        Parameters(a): Parameters<JobArgs>,
+    ) -> std::result::Result<CallToolResult, ErrorData> {
+        self.call(move |c| {
+            let path = format!(
+                "{}/ci/builds/{}/jobs/{}/retry",
+                c.m(),
+                encode(&a.build),
+                encode(&a.job)
+            );
+            let request = c.session.request(Method::POST, &path)?;
+            Ok(pretty(&c.session.call(request)?))
         })
         .await
     }

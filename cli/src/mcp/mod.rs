@@ -44,17 +44,17 @@ pub enum Toolset {
     All,
     /// Trees, files, history, commits and text search at any ref.
     Code,
-    /// Branches: list, view, diff, commits, create, write files as a commit, merge.
+    /// Branches: list, view, diff, commits, create, edit, write files as a commit, merge.
     Branches,
     /// A branch's reviews: list, comment or request changes (never approve).
     Reviews,
-    /// Checks of a commit, CI builds and a job log's tail.
+    /// Checks of a commit; CI builds, annotations, a job log's tail, rebuild and retry.
     Checks,
     /// Issues: search, view, create, comment, label, assign, close, reopen.
     Issues,
     /// A branch's artifacts: list, read, comment.
     Artifacts,
-    /// Releases: list, view.
+    /// Releases and tags: list, view.
     Releases,
 }
 

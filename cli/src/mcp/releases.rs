@@ -1,4 +1,5 @@
-//! The `releases` toolset: a repo's releases and one release with its notes and files.
+//! The `releases` toolset: a repo's releases, one release with its notes and files, and
+//! its tags.
 
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::CallToolResult;
@@ -40,6 +41,26 @@ impl Server {
         self.call(move |c| {
             let r = c.r(&a.repo)?;
             Ok(pretty(&c.get_json(&format!("{r}/releases"))?))
+        })
+        .await
+    }
+
+    #[tool(
+        description = "List a repo's tags, newest first, as JSON: name, commit, and the release made of it if any.",
+        annotations(
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    async fn tags(
+        &self,
+        Parameters(a): Parameters<ReleasesArgs>,
+    ) -> std::result::Result<CallToolResult, ErrorData> {
+        self.call(move |c| {
+            let r = c.r(&a.repo)?;
+            Ok(pretty(&c.get_json(&format!("{r}/tags"))?))
         })
         .await
     }

@@ -24,10 +24,19 @@ const BRANCHES: &[&str] = &[
     "branches",
     "create_branch",
     "merge_branch",
+    "update_branch",
     "write_files",
 ];
 const REVIEWS: &[&str] = &["review_branch", "reviews"];
-const CHECKS: &[&str] = &["checks", "ci_build", "ci_builds", "ci_job_log"];
+const CHECKS: &[&str] = &[
+    "checks",
+    "ci_annotations",
+    "ci_build",
+    "ci_builds",
+    "ci_job_log",
+    "rebuild_ci_build",
+    "retry_ci_job",
+];
 const ISSUES: &[&str] = &[
     "assign_issue",
     "close_issue",
@@ -40,7 +49,7 @@ const ISSUES: &[&str] = &[
     "reopen_issue",
 ];
 const ARTIFACTS: &[&str] = &["artifact", "artifact_file", "artifacts", "comment_artifact"];
-const RELEASES: &[&str] = &["release", "releases"];
+const RELEASES: &[&str] = &["release", "releases", "tags"];
 /// The tools that change something.
 const WRITES: &[&str] = &[
     "assign_issue",
@@ -51,8 +60,11 @@ const WRITES: &[&str] = &[
     "create_issue",
     "label_issue",
     "merge_branch",
+    "rebuild_ci_build",
     "reopen_issue",
+    "retry_ci_job",
     "review_branch",
+    "update_branch",
     "write_files",
 ];
 
@@ -197,7 +209,7 @@ async fn toolsets_and_read_only_choose_the_tools_and_every_schema_is_portable() 
     );
     assert_eq!(
         names(&tools(&mut mcp)),
-        ["release", "releases", "repos", "reviews"]
+        ["release", "releases", "repos", "reviews", "tags"]
     );
     mcp.finish();
 
@@ -244,7 +256,8 @@ async fn world() -> World {
             ("src/deep/more.rs", b"// says hello too\n"),
         ],
     );
-    c.git.ok(&c.work, &["push", "-q", "origin", "main"]);
+    c.git.ok(&c.work, &["tag", "v0.1"]);
+    c.git.ok(&c.work, &["push", "-q", "origin", "main", "v0.1"]);
     // `.svc/svc.toml` on the meta layer's main (its first push).
     let url = c.app.url("/ann/mono/meta.git");
     c.git.ok(c.git.home.path(), &["clone", "-q", &url, "meta"]);
@@ -414,6 +427,13 @@ async fn each_toolset_works_against_a_real_server() {
         json!({"repo": "app", "name": "fix/typo", "title": "Fix a typo"}),
     );
     assert_eq!((made["name"].as_str(), made["state"].as_str()), (Some("fix/typo"), Some("open")));
+    let edited = ok_json(
+        &mut mcp,
+        "update_branch",
+        json!({"repo": "app", "branch": "fix/typo", "description": "Typos in the README."}),
+    );
+    assert_eq!(edited["title"], "Fix a typo");
+    assert_eq!(edited["description"], "Typos in the README.");
     let (error, again) = mcp.call("create_branch", json!({"repo": "app", "name": "fix/typo"}));
     assert!(error && again.starts_with("branch_exists"), "{again}");
     let listed = ok_json(&mut mcp, "branches", json!({"repo": "app"}));
@@ -492,6 +512,22 @@ async fn each_toolset_works_against_a_real_server() {
     assert!(tail.starts_with("[the last 2 lines of the log"), "{tail}");
     let tail = ok(&mut mcp, "ci_job_log", json!({"build": w.build["id"], "job": "job-1"}));
     assert_eq!(tail.lines().count(), 201, "{tail}");
+    w.fake.extras(3);
+    let annotations = ok_json(&mut mcp, "ci_annotations", json!({"id": w.build["id"]}));
+    assert_eq!(annotations["items"].as_array().unwrap().len(), 3, "{annotations}");
+    let retried = ok_json(
+        &mut mcp,
+        "retry_ci_job",
+        json!({"build": w.build["id"], "job": "job-1"}),
+    );
+    assert_eq!(retried["id"], "job-1-retry", "{retried}");
+    let (error, twice) = mcp.call(
+        "retry_ci_job",
+        json!({"build": w.build["id"], "job": "job-1"}),
+    );
+    assert!(error && twice.starts_with("provider_error"), "{twice}");
+    let rebuilt = ok_json(&mut mcp, "rebuild_ci_build", json!({"id": w.build["id"]}));
+    assert_eq!(rebuilt["rebuild_of"], w.build["id"], "{rebuilt}");
 
     // issues
     let issue = ok_json(
@@ -576,6 +612,8 @@ async fn each_toolset_works_against_a_real_server() {
     assert_eq!(releases["items"][0]["tag"], "v1.0.0");
     let release = ok_json(&mut mcp, "release", json!({"repo": "app", "tag": "v1.0.0"}));
     assert_eq!(release["notes"], "The first one.");
+    let tags = ok_json(&mut mcp, "tags", json!({"repo": "app"}));
+    assert_eq!(tags["items"][0]["name"], "v0.1", "{tags}");
     let (error, none) = mcp.call("release", json!({"repo": "app", "tag": "v9"}));
     assert!(error && none.starts_with("not_found"), "{none}");
     mcp.finish();
