@@ -13,7 +13,9 @@ impl NpmTools {
     /// The installed tools; `None` (the caller skips) only when `SVC_TEST_NO_NODE_TOOLS=1`.
     pub fn find() -> Option<NpmTools> {
         if std::env::var_os("SVC_TEST_NO_NODE_TOOLS").is_some_and(|v| v == "1") {
-            eprintln!("SVC_TEST_NO_NODE_TOOLS=1: skipping a test that needs node, ajv and MCP Inspector");
+            eprintln!(
+                "SVC_TEST_NO_NODE_TOOLS=1: skipping a test that needs node, ajv and MCP Inspector"
+            );
             return None;
         }
         let dir = match std::env::var_os("SVC_NPM_TOOLS_DIR") {
@@ -37,8 +39,7 @@ impl NpmTools {
         );
         let tools = NpmTools { dir };
         assert!(
-            tools.dir.join("node_modules/ajv/package.json").exists()
-                && tools.inspector().exists(),
+            tools.dir.join("node_modules/ajv/package.json").exists() && tools.inspector().exists(),
             "this test needs ajv and MCP Inspector in {}: run .ci/mcp-clients.sh \
              (or set SVC_NPM_TOOLS_DIR to where it installed them); \
              set SVC_TEST_NO_NODE_TOOLS=1 to skip the MCP client tests instead",

@@ -4,8 +4,8 @@
 use std::sync::Arc;
 
 use crate::commands::Global;
-use crate::mcp::{Offer, Toolset};
 use crate::error::{CommandError, Result};
+use crate::mcp::{Offer, Toolset};
 use crate::target::{self, MonorepoArgs};
 
 /// Serve svc's tools to a coding agent (Model Context Protocol over stdio)
@@ -51,7 +51,12 @@ pub struct Args {
     )]
     pub monorepo: Option<String>,
     /// The toolsets to offer, comma-separated
-    #[arg(long, value_delimiter = ',', default_value = "all", value_name = "TOOLSETS")]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "all",
+        value_name = "TOOLSETS"
+    )]
     pub toolsets: Vec<Toolset>,
     /// Offer only the tools that change nothing
     #[arg(long)]
@@ -87,8 +92,7 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
     let offer = Offer {
         toolsets: args.toolsets.clone(),
         read_only: args.read_only,
-        start_branch: args.allow_start_branch
-            || env("SVC_AGENT_KIND").is_some_and(|k| k == "chat"),
+        start_branch: args.allow_start_branch || env("SVC_AGENT_KIND").is_some_and(|k| k == "chat"),
     };
     let context = crate::mcp::Context {
         session: target.session,

@@ -126,9 +126,10 @@ impl Server {
                 Some(n) => n,
                 None => {
                     let artifact: Artifact = c.session.get(&path)?;
-                    let newest = artifact.versions.last().ok_or_else(|| {
-                        CommandError::user(format!("{} has no version", a.name))
-                    })?;
+                    let newest = artifact
+                        .versions
+                        .last()
+                        .ok_or_else(|| CommandError::user(format!("{} has no version", a.name)))?;
                     u64::try_from(newest.n).unwrap_or(1)
                 }
             };

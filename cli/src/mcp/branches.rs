@@ -211,9 +211,9 @@ impl Server {
         self.call(move |c| {
             let b = c.b(&a.repo, &a.branch)?;
             let limit = a.limit.unwrap_or(30).clamp(1, 100).to_string();
-            let page: BranchCommits =
-                c.session
-                    .get(&format!("{b}/commits{}", query(&[("limit", Some(&limit))])))?;
+            let page: BranchCommits = c
+                .session
+                .get(&format!("{b}/commits{}", query(&[("limit", Some(&limit))])))?;
             let mut out = render::commits(&page.items);
             if page.next_cursor.is_some() {
                 out.push_str("(older commits of the branch were left out: raise `limit`)\n");

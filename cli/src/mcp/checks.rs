@@ -94,7 +94,9 @@ impl Server {
                 branch.head
             };
             let checks = c.get_json(&format!("{r}/commits/{sha}/checks"))?;
-            Ok(pretty(&serde_json::json!({"commit": sha, "checks": checks})))
+            Ok(pretty(
+                &serde_json::json!({"commit": sha, "checks": checks}),
+            ))
         })
         .await
     }
@@ -247,8 +249,15 @@ impl Server {
                 .and_then(|v| v.to_str().ok())
                 .map(str::to_owned);
             let bytes = response.bytes().map_err(|e| c.session.garbled(&e))?;
-            let wanted = a.lines.map_or(LOG_LINES, |n| n as usize).clamp(1, LOG_LINES_MAX);
-            Ok(tail(&String::from_utf8_lossy(&bytes), wanted, size.as_deref()))
+            let wanted = a
+                .lines
+                .map_or(LOG_LINES, |n| n as usize)
+                .clamp(1, LOG_LINES_MAX);
+            Ok(tail(
+                &String::from_utf8_lossy(&bytes),
+                wanted,
+                size.as_deref(),
+            ))
         })
         .await
     }

@@ -235,7 +235,10 @@ fn tree_pages(
 fn file_bytes(c: &Context, r: &str, git_ref: Option<&str>, path: &str) -> Result<Vec<u8>> {
     let request = c.session.request(
         Method::GET,
-        &format!("{r}/file{}", query(&[("ref", git_ref), ("path", Some(path))])),
+        &format!(
+            "{r}/file{}",
+            query(&[("ref", git_ref), ("path", Some(path))])
+        ),
     )?;
     let response = c.session.send(request)?;
     let bytes = response.bytes().map_err(|e| c.session.garbled(&e))?;

@@ -120,7 +120,9 @@ impl Context {
 
 fn change(a: ChangeArgs) -> Result<SetChange<String>> {
     if a.add.is_empty() && a.remove.is_empty() {
-        return Err(CommandError::user("nothing to change: give `add` or `remove`"));
+        return Err(CommandError::user(
+            "nothing to change: give `add` or `remove`",
+        ));
     }
     Ok(SetChange {
         add: a.add,

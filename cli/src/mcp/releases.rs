@@ -80,10 +80,9 @@ impl Server {
     ) -> std::result::Result<CallToolResult, ErrorData> {
         self.call(move |c| {
             let r = c.r(&a.repo)?;
-            Ok(pretty(&c.get_json(&format!(
-                "{r}/releases/{}",
-                encode(&a.tag)
-            ))?))
+            Ok(pretty(
+                &c.get_json(&format!("{r}/releases/{}", encode(&a.tag)))?,
+            ))
         })
         .await
     }

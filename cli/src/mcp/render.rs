@@ -256,7 +256,13 @@ mod tests {
     #[test]
     fn matching_lines_are_numbered_and_binary_files_skipped() {
         let mut out = Vec::new();
-        matching_lines("a.rs", b"fn Main() {}\nlet x = 1;\nmain();\n", "main", false, &mut out);
+        matching_lines(
+            "a.rs",
+            b"fn Main() {}\nlet x = 1;\nmain();\n",
+            "main",
+            false,
+            &mut out,
+        );
         assert_eq!(out, ["a.rs:1: fn Main() {}", "a.rs:3: main();"]);
         out.clear();
         matching_lines("a.rs", b"fn Main() {}\nmain();\n", "Main", true, &mut out);

@@ -69,7 +69,9 @@ impl Server {
     ) -> std::result::Result<CallToolResult, ErrorData> {
         self.call(move |c| {
             if a.body.trim().is_empty() {
-                return Err(CommandError::user("the review is empty: say what you found"));
+                return Err(CommandError::user(
+                    "the review is empty: say what you found",
+                ));
             }
             let b = c.b(&a.repo, &a.branch)?;
             let body = json!({"state": a.state, "body": a.body});

@@ -150,7 +150,10 @@ async fn mcp_inspector_lists_and_calls_the_tools() {
         ],
     );
     let history = text(&history);
-    assert!(history.contains("  second") && !history.contains("  first"), "{history}");
+    assert!(
+        history.contains("  second") && !history.contains("  first"),
+        "{history}"
+    );
 
     let made = inspector(
         &tools,

@@ -179,7 +179,10 @@ async fn toolsets_and_read_only_choose_the_tools_and_every_schema_is_portable() 
     // The review tool has no approve to send.
     let review = all.iter().find(|t| t["name"] == "review_branch").unwrap();
     let text = review["inputSchema"].to_string();
-    assert!(text.contains("request_changes") && !text.contains("approve"), "{text}");
+    assert!(
+        text.contains("request_changes") && !text.contains("approve"),
+        "{text}"
+    );
     mcp.finish();
 
     // The default is every toolset.
@@ -195,7 +198,10 @@ async fn toolsets_and_read_only_choose_the_tools_and_every_schema_is_portable() 
         .collect();
     want.sort();
     assert_eq!(names(&read), want);
-    assert!(read.iter().all(|t| t["annotations"]["readOnlyHint"] == true));
+    assert!(
+        read.iter()
+            .all(|t| t["annotations"]["readOnlyHint"] == true)
+    );
     mcp.finish();
 
     let mut mcp = Mcp::start_with(&machine, &["--toolsets", "issues"], &env);
@@ -252,7 +258,10 @@ async fn world() -> World {
         "first",
         &[
             ("README.md", b"# App\n\nHello from svc.\n"),
-            ("src/lib.rs", b"pub fn hello() -> &'static str {\n    \"Hello\"\n}\n"),
+            (
+                "src/lib.rs",
+                b"pub fn hello() -> &'static str {\n    \"Hello\"\n}\n",
+            ),
             ("src/deep/more.rs", b"// says hello too\n"),
         ],
     );
@@ -265,13 +274,18 @@ async fn world() -> World {
     c.git.commit(
         &meta,
         "config",
-        &[(".svc/svc.toml", b"[repos.\"app\"]\nrequired_checks = [\"ci/build\"]\n")],
+        &[(
+            ".svc/svc.toml",
+            b"[repos.\"app\"]\nrequired_checks = [\"ci/build\"]\n",
+        )],
     );
     c.git.ok(&meta, &["push", "-q", "origin", "main"]);
     c.git.ok(&c.work, &["checkout", "-q", "-b", "topic"]);
-    let head = c
-        .git
-        .commit(&c.work, "Say goodbye", &[("src/bye.rs", b"pub fn bye() {}\n")]);
+    let head = c.git.commit(
+        &c.work,
+        "Say goodbye",
+        &[("src/bye.rs", b"pub fn bye() {}\n")],
+    );
     c.git.ok(&c.work, &["push", "-q", "origin", "topic"]);
 
     let post = |path: String, body: Value| {
@@ -294,9 +308,12 @@ async fn world() -> World {
     .await
     .unwrap();
     let build: Value = expect_json(r, StatusCode::CREATED).await;
-    let r = post(format!("{M}/labels"), json!({"name": "flaky", "color": "orange"}))
-        .await
-        .unwrap();
+    let r = post(
+        format!("{M}/labels"),
+        json!({"name": "flaky", "color": "orange"}),
+    )
+    .await
+    .unwrap();
     let _: Value = expect_json(r, StatusCode::CREATED).await;
     let r = post(
         format!("{R}/releases"),
@@ -350,7 +367,10 @@ impl World {
             .client
             .post(&self.hook_url)
             .header("x-buildkite-event", "job.started")
-            .header("x-buildkite-signature", sign(&self.webhook_token, at, &bytes))
+            .header(
+                "x-buildkite-signature",
+                sign(&self.webhook_token, at, &bytes),
+            )
             .header("content-type", "application/json")
             .body(bytes)
             .send()
@@ -389,7 +409,11 @@ async fn each_toolset_works_against_a_real_server() {
     let mut mcp = Mcp::start_with(&machine, &["--toolsets", "all"], &w.env());
 
     // code
-    let found = ok(&mut mcp, "search_code", json!({"repo": "app", "text": "HELLO"}));
+    let found = ok(
+        &mut mcp,
+        "search_code",
+        json!({"repo": "app", "text": "HELLO"}),
+    );
     assert!(found.starts_with("4 matches"), "{found}");
     for line in [
         "README.md:3: Hello from svc.",
@@ -404,13 +428,20 @@ async fn each_toolset_works_against_a_real_server() {
         "search_code",
         json!({"repo": "app", "text": "Hello", "case_sensitive": true, "path": "src"}),
     );
-    assert!(found.starts_with("1 match ") && found.contains("src/lib.rs:2:"), "{found}");
+    assert!(
+        found.starts_with("1 match ") && found.contains("src/lib.rs:2:"),
+        "{found}"
+    );
     let commit = ok_json(&mut mcp, "commit", json!({"repo": "app", "sha": w.head}));
     assert_eq!(commit["sha"], w.head.as_str());
     assert_eq!(commit["title"], "Say goodbye");
 
     // branches
-    let branch = ok_json(&mut mcp, "branch", json!({"repo": "app", "branch": "topic"}));
+    let branch = ok_json(
+        &mut mcp,
+        "branch",
+        json!({"repo": "app", "branch": "topic"}),
+    );
     assert_eq!(branch["head"], w.head.as_str());
     assert_eq!(branch["ahead"], 1);
     assert_eq!(branch["checks"]["missing"], json!(["ci/build"]), "{branch}");
@@ -426,7 +457,10 @@ async fn each_toolset_works_against_a_real_server() {
         "create_branch",
         json!({"repo": "app", "name": "fix/typo", "title": "Fix a typo"}),
     );
-    assert_eq!((made["name"].as_str(), made["state"].as_str()), (Some("fix/typo"), Some("open")));
+    assert_eq!(
+        (made["name"].as_str(), made["state"].as_str()),
+        (Some("fix/typo"), Some("open"))
+    );
     let edited = ok_json(
         &mut mcp,
         "update_branch",
@@ -443,26 +477,35 @@ async fn each_toolset_works_against_a_real_server() {
         .iter()
         .map(|b| b["name"].as_str().unwrap())
         .collect();
-    assert!(listed.contains(&"fix/typo") && listed.contains(&"topic"), "{listed:?}");
+    assert!(
+        listed.contains(&"fix/typo") && listed.contains(&"topic"),
+        "{listed:?}"
+    );
 
     // The gate holds while the required check is missing, and lets it through once green.
     let (error, held) = mcp.call("merge_branch", json!({"repo": "app", "branch": "topic"}));
     assert!(error && held.starts_with("checks_not_green"), "{held}");
-    let r = w
-        .c
-        .app
-        .as_user(Method::POST, &format!("{R}/statuses/{}", w.head), &w.c.token)
-        .json(&json!({"context": "ci/build", "state": "success"}))
-        .send()
-        .await
-        .unwrap();
+    let r =
+        w.c.app
+            .as_user(
+                Method::POST,
+                &format!("{R}/statuses/{}", w.head),
+                &w.c.token,
+            )
+            .json(&json!({"context": "ci/build", "state": "success"}))
+            .send()
+            .await
+            .unwrap();
     assert!(r.status().is_success());
     let checks = ok_json(&mut mcp, "checks", json!({"repo": "app", "ref": "topic"}));
     assert_eq!(checks["commit"], w.head.as_str());
     assert_eq!(checks["checks"]["state"], "success", "{checks}");
 
     // reviews: comment and request changes; approve is no value the tool takes.
-    for (state, body) in [("comment", "Looks tidy."), ("request_changes", "Add a test.")] {
+    for (state, body) in [
+        ("comment", "Looks tidy."),
+        ("request_changes", "Add a test."),
+    ] {
         let review = ok_json(
             &mut mcp,
             "review_branch",
@@ -481,7 +524,11 @@ async fn each_toolset_works_against_a_real_server() {
         "{refused}"
     );
     assert!(refused_text.contains("approve"), "{refused}");
-    let reviews = ok_json(&mut mcp, "reviews", json!({"repo": "app", "branch": "topic"}));
+    let reviews = ok_json(
+        &mut mcp,
+        "reviews",
+        json!({"repo": "app", "branch": "topic"}),
+    );
     let states: Vec<&str> = reviews["items"]
         .as_array()
         .unwrap()
@@ -490,9 +537,20 @@ async fn each_toolset_works_against_a_real_server() {
         .collect();
     assert_eq!(states, ["comment", "request_changes"]);
 
-    let merged = ok(&mut mcp, "merge_branch", json!({"repo": "app", "branch": "topic"}));
-    assert!(merged.starts_with("Merged topic of app into main as "), "{merged}");
-    let branch = ok_json(&mut mcp, "branch", json!({"repo": "app", "branch": "topic"}));
+    let merged = ok(
+        &mut mcp,
+        "merge_branch",
+        json!({"repo": "app", "branch": "topic"}),
+    );
+    assert!(
+        merged.starts_with("Merged topic of app into main as "),
+        "{merged}"
+    );
+    let branch = ok_json(
+        &mut mcp,
+        "branch",
+        json!({"repo": "app", "branch": "topic"}),
+    );
     assert_eq!(branch["state"], "merged");
 
     // checks and CI
@@ -510,11 +568,19 @@ async fn each_toolset_works_against_a_real_server() {
     );
     assert!(tail.ends_with("\nline 299\nline 300\n"), "{tail}");
     assert!(tail.starts_with("[the last 2 lines of the log"), "{tail}");
-    let tail = ok(&mut mcp, "ci_job_log", json!({"build": w.build["id"], "job": "job-1"}));
+    let tail = ok(
+        &mut mcp,
+        "ci_job_log",
+        json!({"build": w.build["id"], "job": "job-1"}),
+    );
     assert_eq!(tail.lines().count(), 201, "{tail}");
     w.fake.extras(3);
     let annotations = ok_json(&mut mcp, "ci_annotations", json!({"id": w.build["id"]}));
-    assert_eq!(annotations["items"].as_array().unwrap().len(), 3, "{annotations}");
+    assert_eq!(
+        annotations["items"].as_array().unwrap().len(),
+        3,
+        "{annotations}"
+    );
     let retried = ok_json(
         &mut mcp,
         "retry_ci_job",
@@ -550,7 +616,11 @@ async fn each_toolset_works_against_a_real_server() {
     assert_eq!(labeled["labels"], json!([]), "{labeled}");
     let (error, unknown) = mcp.call("label_issue", json!({"number": number, "add": ["nope"]}));
     assert!(error, "{unknown}");
-    let assigned = ok_json(&mut mcp, "assign_issue", json!({"number": number, "add": ["ann"]}));
+    let assigned = ok_json(
+        &mut mcp,
+        "assign_issue",
+        json!({"number": number, "add": ["ann"]}),
+    );
     assert_eq!(assigned["assignees"], json!(["ann"]), "{assigned}");
     let found = ok_json(&mut mcp, "issues", json!({"q": "rude", "assignee": "ann"}));
     assert_eq!(found["items"][0]["number"], number);
@@ -584,7 +654,11 @@ async fn each_toolset_works_against_a_real_server() {
     );
 
     // artifacts
-    let artifacts = ok_json(&mut mcp, "artifacts", json!({"repo": "app", "branch": "topic"}));
+    let artifacts = ok_json(
+        &mut mcp,
+        "artifacts",
+        json!({"repo": "app", "branch": "topic"}),
+    );
     assert_eq!(artifacts["items"][0]["name"], "design.md");
     let text = ok(
         &mut mcp,
@@ -605,7 +679,10 @@ async fn each_toolset_works_against_a_real_server() {
         json!({"repo": "app", "branch": "topic", "name": "design.md"}),
     );
     assert_eq!(artifact["artifact"]["versions"][0]["n"], 1);
-    assert!(artifact["threads"].to_string().contains("Politely how?"), "{artifact}");
+    assert!(
+        artifact["threads"].to_string().contains("Politely how?"),
+        "{artifact}"
+    );
 
     // releases
     let releases = ok_json(&mut mcp, "releases", json!({"repo": "app"}));
@@ -648,7 +725,9 @@ async fn writes_through_svc_mcp_are_recorded_as_the_agent() {
     let session = launch(app, ann, json!({"prompt": "Look around", "branch": "work"})).await;
     let id = session["id"].as_str().unwrap();
     assert_eq!(settled(app, ann, id).await["state"], "idle");
-    let t = app.get_json(ann, &format!("{AM}/agents/{id}/transcript")).await;
+    let t = app
+        .get_json(ann, &format!("{AM}/agents/{id}/transcript"))
+        .await;
     assert!(t.to_string().contains("4 calls went through"), "{t}");
 
     let events = app.get_json(ann, &format!("{AM}/events?limit=200")).await;
@@ -660,7 +739,10 @@ async fn writes_through_svc_mcp_are_recorded_as_the_agent() {
         .map(|e| e["kind"].as_str().unwrap())
         .collect();
     for kind in ["issue.opened", "issue.commented", "branch.opened", "review"] {
-        assert!(by_agent.contains(&kind), "no {kind} by agent r: {by_agent:?}");
+        assert!(
+            by_agent.contains(&kind),
+            "no {kind} by agent r: {by_agent:?}"
+        );
     }
     let reviews = app
         .get_json(ann, &format!("{R}/branches/agent-made/reviews"))
