@@ -94,7 +94,7 @@ pub struct FileChange {
     /// The file's whole new content: text, or base64 with `encoding` `base64`. Left out when `delete`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub content: Option<String>,
-    /// `base64` when `content` is base64; text by default.
+    /// `base64` when `content` is base64 (a binary file); `utf-8` text by default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub encoding: Option<Encoding>,
     /// True to delete the file.
@@ -102,10 +102,13 @@ pub struct FileChange {
     pub delete: Option<bool>,
 }
 
+/// How a file's `content` is written: the text itself, or standard base64 of the bytes.
+// Its variants carry no doc comments, so its schema stays a plain `enum` of strings.
 #[derive(Debug, Clone, Copy, Deserialize, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "snake_case")]
 pub enum Encoding {
-    Text,
+    #[serde(rename = "utf-8")]
+    Utf8,
+    #[serde(rename = "base64")]
     Base64,
 }
 
@@ -113,7 +116,7 @@ pub enum Encoding {
 pub struct WriteFilesArgs {
     /// The repo: its name or its path in the monorepo.
     pub repo: String,
-    /// The branch to commit on; it must exist (create_branch makes one).
+    /// The branch to commit on; one that does not exist yet is made from main's head.
     pub branch: String,
     /// The commit message: a title line, then a blank line and the body if any.
     pub message: String,

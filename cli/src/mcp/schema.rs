@@ -40,12 +40,44 @@ pub fn portable(tool: &mut Tool) {
     }
 }
 
+/// How deep references are written out; the tools' types do not refer to themselves.
+const INLINE_DEPTH: usize = 8;
+
 fn clean_object(schema: &JsonObject) -> JsonObject {
     let mut value = Value::Object(schema.clone());
+    if let Some(Value::Object(defs)) = value.as_object_mut().and_then(|o| o.remove("$defs")) {
+        inline(&mut value, &defs, INLINE_DEPTH);
+    }
     clean(&mut value);
     match value {
         Value::Object(object) => object,
         _ => schema.clone(),
+    }
+}
+
+/// Replaces each `{"$ref": "#/$defs/X", ...}` by X's schema with the reference's own
+/// keywords (its description) on top.
+fn inline(value: &mut Value, defs: &JsonObject, depth: usize) {
+    match value {
+        Value::Object(object) => {
+            let target = match object.get("$ref") {
+                Some(Value::String(r)) => r.strip_prefix("#/$defs/").and_then(|n| defs.get(n)),
+                _ => None,
+            };
+            if let (Some(Value::Object(def)), true) = (target, depth > 0) {
+                object.remove("$ref");
+                for (k, v) in def {
+                    object.entry(k.clone()).or_insert_with(|| v.clone());
+                }
+            }
+            for child in object.values_mut() {
+                inline(child, defs, depth.saturating_sub(1));
+            }
+        }
+        Value::Array(items) => items
+            .iter_mut()
+            .for_each(|v| inline(v, defs, depth.saturating_sub(1))),
+        _ => {}
     }
 }
 
@@ -97,7 +129,31 @@ fn clean(value: &mut Value) {
 mod tests {
     use serde_json::json;
 
-    use super::clean;
+    use super::{clean, clean_object};
+
+    #[test]
+    fn references_are_written_out_with_their_own_description_on_top() {
+        let schema = json!({
+            "$defs": {"Kind": {"description": "A kind.", "type": "string", "enum": ["a", "b"]}},
+            "type": "object",
+            "properties": {
+                "kind": {"$ref": "#/$defs/Kind", "description": "Which kind."},
+                "kinds": {"type": "array", "items": {"$ref": "#/$defs/Kind"}},
+            },
+        });
+        let object = clean_object(schema.as_object().unwrap());
+        assert_eq!(
+            serde_json::Value::Object(object),
+            json!({
+                "type": "object",
+                "properties": {
+                    "kind": {"description": "Which kind.", "type": "string", "enum": ["a", "b"]},
+                    "kinds": {"type": "array", "items":
+                        {"description": "A kind.", "type": "string", "enum": ["a", "b"]}},
+                },
+            })
+        );
+    }
 
     #[test]
     fn optional_integers_are_plain_integers_without_rust_formats() {

@@ -95,7 +95,8 @@ fn names(tools: &[Value]) -> Vec<String> {
 }
 
 /// Fails on what some client refuses: a nullable type, a `format` JSON Schema does not
-/// define, a required name that is not a property.
+/// define, a required name that is not a property, alternatives instead of an `enum`, a
+/// reference.
 fn assert_portable(tool: &str, schema: &Value) {
     match schema {
         Value::Object(o) => {
@@ -110,6 +111,11 @@ fn assert_portable(tool: &str, schema: &Value) {
                 );
             }
             assert!(!o.contains_key("nullable"), "{tool}: {schema}");
+            // Choices are plain `enum`s of strings, which every client renders, and no
+            // reference needs following.
+            for key in ["oneOf", "anyOf", "$ref", "$defs"] {
+                assert!(!o.contains_key(key), "{tool}: {key} in {schema}");
+            }
             if let (Some(required), Some(props)) = (o.get("required"), o.get("properties")) {
                 for name in required.as_array().unwrap() {
                     assert!(
