@@ -796,3 +796,125 @@
   stream();
   listen();
 })();
+
+// An agent session's page: while a run goes, its transcript follows agentLive (frames of
+// messages from an index); messages past those on the page are added as text (the
+// server's rendering replaces them when the run ends). Thinking is folded, a tool's
+// result goes under its call.
+(() => {
+  const page = document.getElementById('session-page');
+  if (!page) return;
+  const $ = (sel, root) => (root || document).querySelector(sel);
+  const $$ = (sel, root) => Array.from((root || document).querySelectorAll(sel));
+  const live = () => (document.getElementById('session-head') || {}).dataset || {};
+  const transcript = () => document.getElementById('transcript');
+  const el = (tag, cls, text) => {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  };
+  const asText = (v) => (typeof v === 'string' ? v : v == null ? '' : JSON.stringify(v, null, 2));
+  const brief = (input) => {
+    if (input && typeof input === 'object') {
+      for (const k of ['command', 'cmd', 'file_path', 'path', 'pattern', 'query', 'url']) {
+        const v = input[k];
+        if (typeof v === 'string') return v.trim().split('\n')[0].slice(0, 80);
+        if (Array.isArray(v) && v.length) return v.join(' ').split('\n')[0].slice(0, 80);
+      }
+      if (!Object.keys(input).length) return '';
+    }
+    return asText(input).split('\n')[0].slice(0, 80);
+  };
+  const result = (p, alone) => {
+    const box = el('div', 'tool-result' + (p.is_error ? ' error' : ''));
+    const head = el('p', 'meta', (p.is_error ? 'Failed' : 'Result') + (alone ? ' of call ' + p.id : '') + ':');
+    box.append(head, el('pre', '', asText(p.output)));
+    return box;
+  };
+  const callOf = (id) => $$('[data-call]', transcript()).find((d) => d.dataset.call === id);
+  const partOf = (p) => {
+    switch (p.type) {
+      case 'text': return el('div', 'part text plain', p.text);
+      case 'thinking': {
+        const d = el('details', 'part thinking');
+        d.append(el('summary', '', 'Thinking'), el('div', 'plain', p.text));
+        return d;
+      }
+      case 'tool-call': {
+        const d = el('details', 'part tool-call');
+        d.dataset.call = p.id;
+        const s = el('summary');
+        s.append(el('span', 'tool-name', p.name), ' ', el('code', 'tool-brief', brief(p.input)), ' ',
+          el('span', 'tool-state meta', 'no result yet'));
+        d.append(s, el('pre', 'tool-input', asText(p.input)), el('div', 'tool-results'));
+        return d;
+      }
+      case 'tool-result': {
+        const call = callOf(p.id);
+        if (call) {
+          $('.tool-results', call).append(result(p, false));
+          const state = $('.tool-state', call);
+          if (state) state.textContent = p.is_error || state.textContent === 'failed' ? 'failed' : 'done';
+          return null;
+        }
+        const d = el('div', 'part tool-result-alone');
+        d.dataset.result = p.id;
+        d.append(result(p, true));
+        return d;
+      }
+      default: return null;
+    }
+  };
+  const launcher = () => ($('#session-launcher') || {}).textContent || 'You';
+  const add = (m) => {
+    const list = transcript();
+    if (!list || m.index < Number(list.dataset.next || 0)) return;
+    list.dataset.next = String(m.index + 1);
+    const li = el('li', 'message ' + m.role);
+    li.dataset.index = String(m.index);
+    const who = el('p', 'who');
+    const t = el('time', '', m.at);
+    t.setAttribute('datetime', m.at);
+    who.append(el('strong', '', m.role === 'user' ? launcher() : m.role === 'tool' ? 'Tool' : 'Agent'), ' ', t);
+    li.append(who);
+    let parts = 0;
+    for (const p of m.parts || []) {
+      const node = partOf(p);
+      if (node) { li.append(node); parts += 1; }
+    }
+    if (!parts) return;
+    const empty = $('li.empty', list);
+    if (empty) empty.remove();
+    list.append(li);
+  };
+  let socket = null;
+  let delay = 1000;
+  const follow = () => {
+    if (socket || live().live !== '1') return;
+    const url = (location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + page.dataset.liveApi;
+    const ws = new WebSocket(url);
+    socket = ws;
+    ws.onmessage = (e) => {
+      if (e.data === 'pong') return;
+      let f;
+      try { f = JSON.parse(e.data); } catch (_) { return; }
+      if (f.type === 'messages') { delay = 1000; (f.messages || []).forEach(add); }
+    };
+    ws.onclose = async (e) => {
+      socket = null;
+      if (e.code === 4403) return;
+      if (e.code === 1000) {
+        // The run is over: the server's page, with its state and Markdown.
+        if (window.svcRefresh) await window.svcRefresh(['session-head', 'transcript', 'session-actions']);
+        follow();
+        return;
+      }
+      setTimeout(follow, delay);
+      delay = Math.min(delay * 2, 30000);
+    };
+  };
+  // The head is refreshed on agent.updated: a run that starts again is followed.
+  new MutationObserver(follow).observe(page, { childList: true });
+  follow();
+})();

@@ -462,6 +462,18 @@ mod tests {
         assert_eq!(got, want);
     }
 
+    /// Found by fuzzing: a number is stored and sent as the runner wrote it, so a
+    /// message read back from its wire shape is the same message.
+    #[test]
+    fn a_large_number_survives_the_wire_shape() {
+        let line = r#"{"type":"item.started","item":{"id":"item_5","type":"mcp_tool_call","server":"svc","tool":"read_issue","arguments":{"number":1.2999e+27},"status":"in_progress"}}"#;
+        let (got, _) = read(Format::CodexJson, line);
+        let message = &got[0][0];
+        let wire = serde_json::to_string(message).unwrap();
+        let back: NewMessage = serde_json::from_str(&wire).unwrap();
+        assert_eq!(&back, message, "{wire}");
+    }
+
     #[test]
     fn codex_search_error_item_and_failed_turn() {
         let lines = r#"{"type":"item.completed","item":{"id":"item_8","type":"web_search","query":"gix shallow clone"}}

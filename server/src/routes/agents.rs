@@ -253,7 +253,7 @@ pub async fn new_chat(
 pub struct ListQuery {
     /// How many, newest first (1 to 100, default 50).
     #[param(minimum = 1, maximum = 100)]
-    limit: Option<i64>,
+    pub limit: Option<i64>,
 }
 
 /// The monorepo's task and review sessions, newest first (chats are not listed).

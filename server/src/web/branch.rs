@@ -14,6 +14,7 @@ use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use serde::Deserialize;
 use svc_protocol::branch::{Branch, BranchDiff, Mergeable, Review, ReviewState};
 
+use super::agents::AgentBox;
 use super::branch_diff::{self, DiffView};
 use super::home::{human, rfc3339};
 use super::markdown;
@@ -109,6 +110,8 @@ struct BranchPage {
     reviews_hidden: usize,
     artifacts: Vec<ArtifactView>,
     artifacts_hidden: usize,
+    /// "Launch an agent" and the sessions working on the branch.
+    agents: AgentBox,
 }
 
 /// The diff section, rendered once the rest of the page went out.
@@ -346,6 +349,21 @@ async fn build(
         .0
         .items;
 
+    let agents = AgentBox::of(
+        state,
+        caller,
+        crate::paths::MonorepoPath {
+            owner: path.owner.clone(),
+            monorepo: path.monorepo.clone(),
+        },
+        Some(&repo.name),
+        format!("{href}/agents"),
+        |s| {
+            s.repo.as_deref() == Some(repo.name.as_str())
+                && s.branch.as_deref() == Some(b.name.as_str())
+        },
+    )
+    .await?;
     let (title_html, description_html, description_cut) = text_of(&b);
     let (reviews, reviews_hidden) = review_views(&reviews_all.0, reviews_all.1, &b.head);
     let artifacts_hidden = artifact_list.len().saturating_sub(ARTIFACTS_MAX);
@@ -388,6 +406,7 @@ async fn build(
         reviews_hidden,
         artifacts,
         artifacts_hidden,
+        agents,
         main_branch: repo.default_branch.clone(),
         label,
         repo: repo.name.clone(),

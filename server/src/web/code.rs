@@ -277,6 +277,8 @@ struct TreePage {
     root_href: String,
     /// The parent folder, when not at the root.
     up_href: Option<String>,
+    /// The repo's agent sessions.
+    agents_href: String,
 }
 
 struct EntryRow {
@@ -379,6 +381,11 @@ async fn build_tree(
             let parent = path.rsplit_once('/').map_or("", |(p, _)| p);
             place.tree_href(&git_ref, parent)
         }),
+        agents_href: format!(
+            "/{}/-/agents?repo={}",
+            monorepo_href(&place.full),
+            q(&place.repo.name)
+        ),
     };
     let listing = code::tree(
         State(state.clone()),

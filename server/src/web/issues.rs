@@ -12,6 +12,7 @@ use svc_protocol::issue::{
     Issue, IssueRow, IssueState, Label, Reaction, ReactionContent, TimelineItem,
 };
 
+use super::agents::AgentBox;
 use super::home::{human, rfc3339};
 use super::markdown;
 use super::page::{self, Layout, Viewer};
@@ -415,6 +416,10 @@ struct IssuePage {
     later: Option<String>,
     /// The newest items (when paging from the start).
     newest: Option<String>,
+    /// "Address with an agent" and the sessions addressing the issue.
+    agents: AgentBox,
+    /// The repos the form offers, when the issue's project names none.
+    agent_repos: Vec<String>,
 }
 
 pub async fn issue(
@@ -538,7 +543,29 @@ async fn build_issue(
     };
     let total = store::issues::item_count(conn.h(), issue_id).await?;
     let reactions = store::issues::reactions(conn.h(), issue_id, &caller.login).await?;
+    let agent_repos: Vec<String> = match issue.row.project {
+        Some(_) => Vec::new(),
+        None => store::repos::all(conn.h(), &access.monorepo.id)
+            .await?
+            .into_iter()
+            .filter(|r| !r.is_meta)
+            .map(|r| r.name)
+            .collect(),
+    };
     drop(conn);
+    let number = issue.row.number;
+    let agents = AgentBox::of(
+        state,
+        caller,
+        MonorepoPath {
+            owner: access.monorepo.owner.clone(),
+            monorepo: access.monorepo.name.clone(),
+        },
+        None,
+        format!("/{label_of}/-/issues/{number}/agent"),
+        |s| s.issue == Some(number),
+    )
+    .await?;
     let known = {
         let mp = MonorepoPath {
             owner: path.owner.clone(),
@@ -680,6 +707,12 @@ async fn build_issue(
         start,
         later,
         newest,
+        agents,
+        agent_repos: if agent_repos.len() > 1 {
+            agent_repos
+        } else {
+            Vec::new()
+        },
         monorepo: label_of,
         base,
         api,

@@ -2,8 +2,10 @@
 //! compile time and escaping by default), one stylesheet and one script served by the
 //! binary itself (`server/assets/`). Pages read with JavaScript off; the script adds live
 //! updates through the sockets and forms for writes, which go to the JSON API with the
-//! session cookie and `Origin` like any other client.
+//! session cookie and `Origin` like any other client. The agent sessions' forms are
+//! plain POSTs to the pages themselves, which call the API's handlers (`agents`).
 
+mod agents;
 mod artifacts;
 mod assets;
 mod branch;
@@ -30,6 +32,7 @@ pub fn router() -> axum::Router<AppState> {
         .merge(signin::router())
         .merge(people::router())
         .merge(assets::router())
+        .merge(agents::router())
         .route("/", get(home::page))
         .route("/{owner}/{monorepo}", get(monorepo::page))
         .route("/{owner}/{monorepo}/-/{repo}", get(code::repo_root))

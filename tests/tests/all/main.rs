@@ -65,6 +65,7 @@ mod releases;
 mod server_binary;
 mod slow_clients;
 mod two_servers;
+mod web_agents;
 mod web_branch;
 mod web_browser;
 mod web_code;

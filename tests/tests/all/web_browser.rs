@@ -205,7 +205,7 @@ return { scrollWidth: doc.scrollWidth, innerWidth: window.innerWidth, wide };
 
 /// Whether the open page scrolls sideways at 360 px: `None` when it does not, else what
 /// sticks out. Saves the page at that width as `<name>-narrow.png` when named.
-async fn overflow_at_360(browser: &Browser, name: Option<&str>) -> Option<Value> {
+pub(crate) async fn overflow_at_360(browser: &Browser, name: Option<&str>) -> Option<Value> {
     browser.client.set_window_size(360, 800).await.unwrap();
     let inner = until(
         browser,
