@@ -130,8 +130,14 @@ checks.positive_data_acceptance.expected-statuses = ["2XX", "400", "401", "403",
 # Opaque cursors (only a list's own next_cursor is one), the topics and state grammars,
 # confirm (the monorepo's own label), and names, bodies and contexts checked as above.
 [[operations]]
-include-path-regex = "^/v1/monorepos/[{]owner[}]/[{]monorepo[}](/events|/meta/history|/worktrees/[{]id[}]|/repos/[{]repo[}](/branches|/branches/[{]branch[}]/(commits|reviews)|/history|/tree|/statuses/[{]sha[}]))?$"
+include-path-regex = "^/v1/monorepos/[{]owner[}]/[{]monorepo[}](/events|/meta/history|/worktrees/[{]id[}]|/repos/[{]repo[}](/branches|/branches/[{]branch[}]/reviews|/history|/tree|/statuses/[{]sha[}]))?$"
 checks.positive_data_acceptance.expected-statuses = ["2XX", "400", "401", "403", "404", "409"]
+# A branch's commits: a cursor as above; commitFiles checks paths, contents and deletes
+# against the branch (422 bad_path, no_such_path), its expected_head against the head
+# (409 head_moved) and the content against the push limit (413).
+[[operations]]
+include-path-regex = "/branches/[{]branch[}]/commits$"
+checks.positive_data_acceptance.expected-statuses = ["2XX", "400", "401", "403", "404", "409", "413", "422"]
 # Issues and labels name labels, people, repos and comments that must exist (422 or 404),
 # reactions from a fixed list, and states and sorts from their grammars (400).
 [[operations]]

@@ -300,6 +300,9 @@ pub fn advice(code: ErrorCode) -> Option<&'static str> {
             "merge main into the branch, resolve, commit and push; --force does not help"
         }
         ErrorCode::EmptyRepo | ErrorCode::NoMain => "push a first commit to main",
+        ErrorCode::HeadMoved => {
+            "nothing was written; svc branch view shows the head now: look at what changed, then write again"
+        }
         ErrorCode::IssueClosed => "reopen it first with svc issue reopen",
         ErrorCode::LastOwner => {
             "make someone else an owner first: svc org add <org> <login> --role owner in an org, svc api for a monorepo's members"

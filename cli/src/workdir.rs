@@ -49,3 +49,27 @@ pub fn commit_sha(rev: &str) -> Result<String> {
             .hint("give a full 40-character sha, or run svc where git knows it")
     })
 }
+
+/// The path of the local file `file` from the root of the git checkout holding it,
+/// `/`-separated: the path it has on a branch of that checkout's repo.
+pub fn path_in_checkout(file: &std::path::Path) -> Result<String> {
+    let cannot = |why: &str| {
+        CommandError::user(format!("{}: {why}", file.display()))
+            .hint("name the path on the branch yourself: <path on the branch>=<local file>")
+    };
+    let full = std::fs::canonicalize(file).map_err(|e| cannot("cannot read it").because(&e))?;
+    let dir = full.parent().ok_or_else(|| cannot("is not a file"))?;
+    let dir_text = dir.to_string_lossy();
+    let top = git(&["-C", &dir_text, "rev-parse", "--show-toplevel"])?
+        .filter(|t| !t.is_empty())
+        .ok_or_else(|| cannot("is not in a git checkout"))?;
+    let top = std::fs::canonicalize(&top).map_err(|e| cannot("cannot read it").because(&e))?;
+    let inside = full
+        .strip_prefix(&top)
+        .map_err(|_| cannot("is not in its git checkout"))?;
+    let parts: Vec<String> = inside
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    Ok(parts.join("/"))
+}

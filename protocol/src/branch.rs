@@ -129,6 +129,52 @@ pub struct UpdateBranch {
     pub description: Option<Option<String>>,
 }
 
+/// `POST {r}/branches/{branch}/commits` (commitFiles): files written, and deleted, as one
+/// commit on the branch, without a checkout.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct CommitFiles {
+    /// The commit message (the server adds the agent's trailers).
+    pub message: String,
+    /// The head the caller wrote against: when the branch's head is another, 409
+    /// `head_moved` and nothing is written. Absent: whatever the head is (a branch that
+    /// does not exist is made from main's head).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(pattern = "^[0-9a-fA-F]{40}$"))]
+    pub expected_head: Option<String>,
+    /// The paths to write or delete, each once.
+    pub files: Vec<FileChange>,
+}
+
+/// One path of a [`CommitFiles`]: its new content, or `delete: true`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct FileChange {
+    /// From the repo's root, `/`-separated, without `.`, `..`, `.git` or empty segments.
+    pub path: String,
+    /// The file's new content, as `encoding` says; absent when deleting.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub encoding: Option<ContentEncoding>,
+    /// Deletes the file (which must exist) instead.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub delete: bool,
+}
+
+/// How a [`FileChange`]'s `content` is written.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub enum ContentEncoding {
+    /// The text itself (the default).
+    #[default]
+    #[serde(rename = "utf-8")]
+    Utf8,
+    /// Standard base64 of the bytes (for binary files).
+    #[serde(rename = "base64")]
+    Base64,
+}
+
 /// `branchCommits`: the branch's own commits, newest first, each before its parents.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

@@ -24,7 +24,8 @@ pub struct ErrorBody {
     /// The Checks object a refused merge or release was judged by.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub checks: Option<crate::branch::Checks>,
-    /// The current version a stale `base` lost against (409 `edited`).
+    /// The current version a stale `base` lost against (409 `edited`), or the branch's
+    /// head now (409 `head_moved`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub current: Option<String>,
 }

@@ -104,6 +104,9 @@ error_codes! {
     ExpiredToken = "expired_token",
     /// Not allowed for this caller's role.
     Forbidden = "forbidden",
+    /// commitFiles with an `expected_head` the branch is no longer at; `current` names
+    /// its head now. Nothing was written.
+    HeadMoved = "head_moved",
     /// An `Idempotency-Key` sent again with a different request.
     IdempotencyKeyReused = "idempotency_key_reused",
     /// An import whose history could not come in (a bad or corrupt bundle, objects that
@@ -137,6 +140,8 @@ error_codes! {
     NamespaceTaken = "namespace_taken",
     /// A repo without a main branch yet.
     NoMain = "no_main",
+    /// commitFiles deleting a path the branch does not hold.
+    NoSuchPath = "no_such_path",
     /// Editing or deleting someone else's artifact comment.
     NotAuthor = "not_author",
     /// Unknown, forgotten, or not visible to the caller.

@@ -340,7 +340,7 @@ impl Config {
         }
     }
 
-    fn checked(self) -> anyhow::Result<Config> {
+    fn checked(mut self) -> anyhow::Result<Config> {
         if !matches!(self.base_url.scheme(), "http" | "https") || self.base_url.host().is_none() {
             bail!(
                 "--base-url must be an http or https URL with a host, not {}",
@@ -358,6 +358,7 @@ impl Config {
             bail!("the status secret must be at least 16 characters long");
         }
         self.agents.check()?;
+        self.agents.load_secrets()?;
         if let Some(smtp) = &self.smtp {
             smtp.from
                 .parse::<lettre::message::Mailbox>()

@@ -7,7 +7,7 @@ use axum::response::{IntoResponse, Response};
 use svc_protocol::branch::Checks;
 use svc_protocol::{ApiErrorBody, ErrorBody, ErrorCode};
 
-use crate::git::{diff, merge, read};
+use crate::git::{diff, merge, read, write};
 
 #[derive(Debug)]
 pub struct ApiError {
@@ -18,7 +18,7 @@ pub struct ApiError {
     pub paths: Option<Vec<String>>,
     /// The Checks object a refused merge was judged by.
     pub checks: Option<Box<Checks>>,
-    /// The current version, for 409 `edited`.
+    /// The current version, for 409 `edited`; the branch's head, for 409 `head_moved`.
     pub current: Option<String>,
 }
 
@@ -161,6 +161,27 @@ impl From<diff::Error> for ApiError {
         match e {
             diff::Error::NotFound(what) => ApiError::not_found(&what),
             diff::Error::Git(why) => ApiError::internal(why),
+        }
+    }
+}
+
+impl From<write::Error> for ApiError {
+    fn from(e: write::Error) -> Self {
+        let unprocessable = |code, message: String, path: String| {
+            ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, code, message).with_paths(vec![path])
+        };
+        match e {
+            write::Error::NoSuchPath(path) => unprocessable(
+                ErrorCode::NoSuchPath,
+                format!("there is no file at {path} to delete; nothing was written"),
+                path,
+            ),
+            write::Error::Blocked { path, why } => unprocessable(
+                ErrorCode::BadPath,
+                format!("{path} {why}: it cannot be written as a file; nothing was written"),
+                path,
+            ),
+            write::Error::Read(e) => e.into(),
         }
     }
 }

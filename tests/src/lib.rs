@@ -319,6 +319,12 @@ impl TestApp {
         panic!("svc-server did not answer /healthz");
     }
 
+    /// What a server run as a child process ([`TestAppBuilder::process`]) has logged.
+    pub fn server_log(&self) -> Option<String> {
+        let file = self.settings_file.as_ref()?;
+        std::fs::read_to_string(process::log_file(file)).ok()
+    }
+
     pub fn url(&self, path: &str) -> String {
         format!("{}{path}", self.base)
     }

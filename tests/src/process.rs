@@ -86,14 +86,25 @@ pub(crate) fn write_settings(dir: &Path, config: &Config, agents: &str) -> PathB
     path
 }
 
-/// Starts `svc-server --config file`, armed to die at `crash_at` when given.
+/// Where a server run as a child process logs: beside its settings file.
+pub(crate) fn log_file(settings_file: &Path) -> PathBuf {
+    settings_file.with_file_name("svc-server.log")
+}
+
+/// Starts `svc-server --config file`, armed to die at `crash_at` when given; its log
+/// (standard error) is appended to [`log_file`].
 pub(crate) fn spawn(file: &Path, crash_at: Option<&str>) -> KillOnDrop {
+    let log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log_file(file))
+        .expect("server log file");
     let mut cmd = Command::new(workspace_bin("svc-server"));
     cmd.arg("--config")
         .arg(file)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(Stdio::null());
+        .stderr(log);
     for (key, _) in std::env::vars() {
         if key.starts_with("SVC_") {
             cmd.env_remove(key);

@@ -5,6 +5,7 @@
 //! The credential never touches the disk: git gets it through `GIT_CONFIG_*` variables
 //! of the run's environment. (The agent its pushes record comes from the credential.)
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
@@ -12,6 +13,7 @@ use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::process::Command;
 
+use super::network::Net;
 use super::run::{self, Sandbox};
 use crate::git::child::dies_with_server;
 
@@ -34,6 +36,8 @@ pub enum Error {
     Io(#[from] std::io::Error),
     #[error("cannot check the branch out: {0}")]
     Git(String),
+    #[error("cannot place {0} in the session's HOME: {1}")]
+    Home(String, String),
 }
 
 /// The folders of one session.
@@ -79,33 +83,61 @@ pub fn git_env(token: &str) -> Vec<(String, String)> {
 /// configuration, hooks, attributes naming filters, `ext::` remotes), so git run there on
 /// the host would run the runner's programs as the server; in the sandbox they can do no
 /// more than the runner itself.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Confined {
     pub sandbox: Sandbox,
+    /// The sandbox's network (git reaches the door through it).
+    pub net: Net,
     pub limit: Duration,
 }
 
-/// Makes the folders; with `clone`, clones `branch` of `url` into `work` (or, when a
-/// previous run left a checkout, brings it up to the branch's head when it can). Every
-/// git step runs confined, as the runner does.
+/// Makes the folders and places the runner's `home_files` in HOME; with `clone`, clones
+/// `branch` of `url` into `work` (or, when a previous run left a checkout, brings it up
+/// to the branch's head when it can). Every git step runs confined, as the runner does.
 pub async fn prepare(
     place: &Place,
     clone: Option<(&str, &str)>,
     who: &Identity<'_>,
     env: &[(String, String)],
-    confined: Confined,
+    home_files: &BTreeMap<String, String>,
+    confined: &Confined,
 ) -> Result<(), Error> {
     tokio::fs::create_dir_all(&place.home).await?;
     tokio::fs::create_dir_all(&place.work).await?;
+    for (path, content) in home_files {
+        // Written in the sandbox: HOME is the runner's, and a link it left there must not
+        // lead the server's own writes anywhere else.
+        let write = r#"mkdir -p "$(dirname "$HOME/$1")" && cat > "$HOME/$1""#;
+        let command = ["sh", "-c", write, "sh", path].map(str::to_owned).to_vec();
+        step(
+            place,
+            env,
+            confined,
+            &Net::Offline,
+            command,
+            Some(content.clone()),
+        )
+        .await
+        .map_err(|e| match e {
+            Error::Git(why) => Error::Home(path.clone(), why),
+            other => other,
+        })?;
+    }
     let Some((url, branch)) = clone else {
         return Ok(());
     };
+    // Only clone and pull reach the door; the other steps have no network at all.
     let git = |args: &[&str]| {
+        let net = if matches!(args.first(), Some(&("clone" | "pull"))) {
+            &confined.net
+        } else {
+            &Net::Offline
+        };
         let command: Vec<String> = std::iter::once("git")
             .chain(args.iter().copied())
             .map(str::to_owned)
             .collect();
-        step(place, env, confined, command, None)
+        step(place, env, confined, net, command, None)
     };
     if tokio::fs::try_exists(place.work.join(".git")).await? {
         // Another run's checkout: its own commits stay; what others pushed comes in when
@@ -126,7 +158,15 @@ pub async fn prepare(
     let install =
         "mkdir -p .git/hooks && cat > .git/hooks/commit-msg && chmod 755 .git/hooks/commit-msg";
     let command = ["sh", "-c", install].map(str::to_owned).to_vec();
-    step(place, env, confined, command, Some(HOOK.to_owned())).await
+    step(
+        place,
+        env,
+        confined,
+        &Net::Offline,
+        command,
+        Some(HOOK.to_owned()),
+    )
+    .await
 }
 
 /// Removes what a session keeps on disk.
@@ -139,7 +179,8 @@ pub async fn remove(place: &Place) {
 async fn step(
     place: &Place,
     env: &[(String, String)],
-    confined: Confined,
+    confined: &Confined,
+    net: &Net,
     command: Vec<String>,
     input: Option<String>,
 ) -> Result<(), Error> {
@@ -148,7 +189,7 @@ async fn step(
         home: &place.home,
         shown: &[],
     };
-    let command = run::confine(confined.sandbox, &inside, &command);
+    let command = run::confine(confined.sandbox, net, &inside, &command);
     let Some((program, args)) = command.split_first() else {
         return Err(Error::Git("nothing to run".into()));
     };
@@ -172,6 +213,9 @@ async fn step(
         .process_group(0);
     dies_with_server(&mut cmd);
     let mut child = cmd.spawn()?;
+    let pasta = run::connect(&mut child, confined.sandbox, net)
+        .await
+        .map_err(Error::Git)?;
     if let (Some(mut stdin), Some(input)) = (child.stdin.take(), input) {
         tokio::spawn(async move {
             let _ = stdin.write_all(input.as_bytes()).await;
@@ -195,6 +239,7 @@ async fn step(
     // Whatever it left behind goes with it (the sandbox's PID namespace already takes
     // everything; this covers `sandbox = "none"`'s direct children).
     run::kill_group(&child);
+    run::disconnect(pasta).await;
     let status = match status {
         Ok(status) => status?,
         Err(_) => {

@@ -3,8 +3,10 @@
 pub mod checkout;
 pub mod format;
 pub mod live;
+pub mod network;
 pub mod run;
 pub mod scope;
+pub mod secrets;
 pub mod sessions;
 pub mod settings;
 pub mod supervise;

@@ -12,6 +12,8 @@ use tokio::process::{Child, Command};
 use tokio::sync::{mpsc, oneshot};
 
 use super::format::{Format, LINE_MAX, Outcome, Reader};
+use super::network::{self, Net};
+use super::secrets::Masker;
 use crate::git::child::dies_with_server;
 
 /// How much of the runner's standard error is kept to explain a failed run.
@@ -23,8 +25,8 @@ const STDERR_KEPT: usize = 4 * 1024;
 pub enum Sandbox {
     /// A bubblewrap (`bwrap`) sandbox: the runner sees the system's programs and
     /// libraries read-only, its checkout and its HOME, and nothing else of the machine
-    /// (not the data dir, the database, other sessions or the server's settings); it
-    /// shares the network, to reach the model's API and the git door.
+    /// (not the data dir, the database, other sessions or the server's settings); its
+    /// network is its own or the host's (`[agents] network`).
     Bwrap,
     /// No sandbox: for a server whose runners are already isolated (a user or a
     /// container of their own per session).
@@ -46,10 +48,23 @@ const SYSTEM_PATHS: [&str; 9] = [
     "/etc/group",
 ];
 
+/// How a bubblewrap sandbox reaches the network (`[agents] network`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Network {
+    /// A network namespace of its own (pasta): the network, but of the host's loopback
+    /// only svc's port and the runner's `host_ports`.
+    Isolated,
+    /// The host's network, loopback services and all.
+    Host,
+}
+
 /// What to run, where, and within what.
 #[derive(Debug, Clone)]
 pub struct Spec {
     pub sandbox: Sandbox,
+    /// The sandbox's network.
+    pub net: Net,
     /// The program and its arguments.
     pub command: Vec<String>,
     pub format: Format,
@@ -58,8 +73,12 @@ pub struct Spec {
     /// The runner's own HOME.
     pub home: PathBuf,
     /// The environment beyond `HOME`, `PATH` and `LANG`: nothing of the server's own
-    /// environment (its secrets among it) reaches the runner.
+    /// environment reaches the runner but the secrets its settings name.
     pub env: Vec<(String, String)>,
+    /// Masks the runner's secrets out of its transcript and its failure's reason.
+    pub masker: Masker,
+    /// Host paths shown read-only at the same path (`ro_paths`).
+    pub ro_paths: Vec<PathBuf>,
     pub prompt: String,
     /// Bytes of standard output a run may write.
     pub max_output_bytes: usize,
@@ -84,6 +103,8 @@ pub enum Ended {
     TimedOut,
     /// Over the output limit; killed.
     Flooded,
+    /// Its sandbox's network could not be set up; killed.
+    NoNetwork(String),
 }
 
 impl Ended {
@@ -113,6 +134,7 @@ impl Ended {
             Ended::Stopped => Some("stopped".into()),
             Ended::TimedOut => Some("the run went over its time limit".into()),
             Ended::Flooded => Some("the runner wrote more output than a run may".into()),
+            Ended::NoNetwork(why) => Some(why.clone()),
         }
     }
 }
@@ -190,8 +212,10 @@ fn sandboxed(spec: &Spec) -> Vec<String> {
     if let Some(tools) = &spec.tools {
         shown.push((tools.clone(), PathBuf::from(format!("{TOOLS_DIR}/svc"))));
     }
+    shown.extend(spec.ro_paths.iter().map(|p| (p.clone(), p.clone())));
     confine(
         spec.sandbox,
+        &spec.net,
         &Place {
             work: &spec.dir,
             home: &spec.home,
@@ -214,10 +238,11 @@ pub struct Place<'a> {
 /// `command` inside a session's sandbox: for bubblewrap, a fresh mount namespace holding
 /// the system paths read-only, the checkout and HOME writable at their own paths, a
 /// private `/tmp`, `/proc` and `/dev`; new user, PID, IPC and UTS namespaces (whatever
-/// it starts dies when it ends); the network shared. It dies with the server and cannot
-/// reach the server's terminal. Whatever the server runs over files a runner wrote
-/// (git in the checkout) runs in here too, never on the host.
-pub fn confine(sandbox: Sandbox, place: &Place<'_>, command: &[String]) -> Vec<String> {
+/// it starts dies when it ends); the network of `net` (an isolated one is connected
+/// once started, by [`connect`]). It dies with the server and cannot reach the server's
+/// terminal. Whatever the server runs over files a runner wrote (git in the checkout)
+/// runs in here too, never on the host.
+pub fn confine(sandbox: Sandbox, net: &Net, place: &Place<'_>, command: &[String]) -> Vec<String> {
     if sandbox == Sandbox::None {
         return command.to_vec();
     }
@@ -226,7 +251,6 @@ pub fn confine(sandbox: Sandbox, place: &Place<'_>, command: &[String]) -> Vec<S
         "--die-with-parent",
         "--new-session",
         "--unshare-all",
-        "--share-net",
         "--proc",
         "/proc",
         "--dev",
@@ -236,6 +260,11 @@ pub fn confine(sandbox: Sandbox, place: &Place<'_>, command: &[String]) -> Vec<S
     ]
     .map(str::to_owned)
     .to_vec();
+    // `--unshare-all` gives it a network of its own holding only loopback; the host's
+    // or pasta's is shared into it.
+    if *net != Net::Offline {
+        out.push("--share-net".into());
+    }
     for path in SYSTEM_PATHS {
         out.extend(["--ro-bind-try", path, path].map(str::to_owned));
     }
@@ -265,7 +294,39 @@ pub fn confine(sandbox: Sandbox, place: &Place<'_>, command: &[String]) -> Vec<S
         "--".into(),
     ]);
     out.extend(command.iter().cloned());
-    out
+    match net {
+        Net::Host | Net::Offline => out,
+        Net::Isolated { ports } => network::wrap(ports, out),
+    }
+}
+
+/// Connects the isolated network of a command [`confine`] made, once started: answers
+/// the pasta serving it, to kill when the command ends (none for the host's network).
+/// On failure the command is killed.
+pub async fn connect(
+    child: &mut Child,
+    sandbox: Sandbox,
+    net: &Net,
+) -> Result<Option<Child>, String> {
+    let (Sandbox::Bwrap, Net::Isolated { ports }) = (sandbox, net) else {
+        return Ok(None);
+    };
+    let pid = child.id().unwrap_or_default();
+    match network::connect(pid, ports).await {
+        Ok(pasta) => Ok(Some(pasta)),
+        Err(e) => {
+            kill_group(child);
+            let _ = child.wait().await;
+            Err(format!("cannot give the sandbox its network: {e}"))
+        }
+    }
+}
+
+/// Ends the pasta of a command that has ended.
+pub async fn disconnect(pasta: Option<Child>) {
+    if let Some(mut pasta) = pasta {
+        let _ = pasta.kill().await;
+    }
 }
 
 /// Feeds the prompt, reads the output and waits for the end, whichever comes first of
@@ -274,6 +335,22 @@ async fn watch(
     mut child: Child,
     spec: Spec,
     messages: mpsc::Sender<NewMessage>,
+    stopped: oneshot::Receiver<()>,
+) -> (Ended, Option<Outcome>) {
+    let pasta = match connect(&mut child, spec.sandbox, &spec.net).await {
+        Ok(pasta) => pasta,
+        Err(why) => return (Ended::NoNetwork(why), None),
+    };
+    let (ended, outcome) = watch_connected(&mut child, &spec, &messages, stopped).await;
+    disconnect(pasta).await;
+    (ended, outcome)
+}
+
+/// [`watch`], once the runner's network is up.
+async fn watch_connected(
+    child: &mut Child,
+    spec: &Spec,
+    messages: &mpsc::Sender<NewMessage>,
     stopped: oneshot::Receiver<()>,
 ) -> (Ended, Option<Outcome>) {
     let (stdin, stdout, stderr) = (child.stdin.take(), child.stdout.take(), child.stderr.take());
@@ -285,12 +362,13 @@ async fn watch(
             let _ = stdin.shutdown().await;
         }
     });
+    let masker = spec.masker.clone();
     let stderr_tail = tokio::spawn(async move {
         let mut kept = Vec::new();
         if let Some(stderr) = stderr {
             let mut reader = BufReader::new(stderr);
             while let Ok(Some(line)) = next_line(&mut reader).await {
-                kept.extend_from_slice(line.as_bytes());
+                kept.extend_from_slice(masker.text(&line).as_bytes());
                 kept.push(b'\n');
                 if kept.len() > STDERR_KEPT {
                     kept.drain(..kept.len() - STDERR_KEPT);
@@ -301,7 +379,13 @@ async fn watch(
     });
     let mut reader = Reader::new(spec.format);
     let killed = {
-        let read = read_output(stdout, &mut reader, &messages, spec.max_output_bytes);
+        let read = read_output(
+            stdout,
+            &mut reader,
+            messages,
+            &spec.masker,
+            spec.max_output_bytes,
+        );
         tokio::pin!(read);
         let deadline = tokio::time::sleep(spec.max_run);
         tokio::pin!(deadline);
@@ -324,7 +408,7 @@ async fn watch(
         }
     };
     if killed.is_some() {
-        kill_group(&child);
+        kill_group(child);
     }
     let status = child.wait().await;
     let ended = match killed {
@@ -334,7 +418,12 @@ async fn watch(
             stderr: stderr_tail.await.unwrap_or_default(),
         },
     };
-    (ended, reader.outcome().cloned())
+    // What the runner said of its end may name a secret too (a failure's reason).
+    let outcome = reader.outcome().cloned().map(|mut o| {
+        o.summary = o.summary.map(|s| spec.masker.text(&s).into_owned());
+        o
+    });
+    (ended, outcome)
 }
 
 /// Reads standard output to its end, sending each line's messages; answers whether
@@ -343,6 +432,7 @@ async fn read_output(
     stdout: Option<tokio::process::ChildStdout>,
     reader: &mut Reader,
     messages: &mpsc::Sender<NewMessage>,
+    masker: &Masker,
     max: usize,
 ) -> bool {
     let Some(stdout) = stdout else {
@@ -355,7 +445,8 @@ async fn read_output(
         if total > max {
             return true;
         }
-        for message in reader.line(&line) {
+        for mut message in reader.line(&line) {
+            masker.message(&mut message);
             if messages.send(message).await.is_err() {
                 return false;
             }
@@ -408,11 +499,14 @@ mod tests {
     fn spec(script: &str, dir: &std::path::Path) -> Spec {
         Spec {
             sandbox: Sandbox::None,
+            net: Net::Host,
             command: vec!["sh".into(), "-c".into(), script.into()],
             format: Format::SvcJsonl,
             dir: dir.to_path_buf(),
             home: dir.join("home"),
             env: vec![("SVC_AGENT_SESSION".into(), "ag_1".into())],
+            masker: Masker::default(),
+            ro_paths: Vec::new(),
             prompt: "Fix the bug\n".into(),
             max_output_bytes: 1024 * 1024,
             max_run: Duration::from_secs(30),

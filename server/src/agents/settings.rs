@@ -2,13 +2,16 @@
 //! choose from, and the limits that keep sessions from taking the machine.
 
 use std::collections::BTreeMap;
+use std::path::{Component, Path, PathBuf};
 
-use anyhow::bail;
+use anyhow::{Context, bail};
 use serde::Deserialize;
 use svc_protocol::agent::AgentModel;
 
 use super::format::Format;
-use super::run::Sandbox;
+use super::network::{self, Net};
+use super::run::{Network, Sandbox};
+use super::secrets::{Masker, Secret};
 
 /// `[agents]` of the server's TOML.
 #[derive(Debug, Clone, Deserialize)]
@@ -20,6 +23,9 @@ pub struct AgentsSettings {
     pub models: Vec<Model>,
     /// What runners run inside: `bwrap` (bubblewrap, the default) or `none`.
     pub sandbox: Sandbox,
+    /// A bwrap sandbox's network: `isolated` (the default: the network, but of the
+    /// host's loopback only svc's port and `host_ports`) or `host`.
+    pub network: Option<Network>,
     /// Sessions running at once on this server.
     pub max_running: usize,
     /// Sessions one person may have running at once.
@@ -42,6 +48,7 @@ impl Default for AgentsSettings {
             runners: BTreeMap::new(),
             models: Vec::new(),
             sandbox: Sandbox::Bwrap,
+            network: None,
             max_running: 8,
             max_running_per_person: 3,
             max_messages: 5_000,
@@ -60,6 +67,51 @@ pub struct Runner {
     pub command: Vec<String>,
     /// How its standard output reads.
     pub format: Format,
+    /// Variables of its environment, plain values (e.g. a model API's base URL).
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// Names of the server's own environment variables passed through, as secrets.
+    #[serde(default)]
+    pub secret_env: Vec<String>,
+    /// Variable name → a file only the server's user may read, whose content (without
+    /// its trailing newline) is the variable's value, as a secret.
+    #[serde(default)]
+    pub secret_files: BTreeMap<String, PathBuf>,
+    /// Host paths shown read-only in the sandbox at the same path.
+    #[serde(default)]
+    pub ro_paths: Vec<PathBuf>,
+    /// Host loopback TCP ports an isolated sandbox may reach besides svc's.
+    #[serde(default)]
+    pub host_ports: Vec<u16>,
+    /// Files placed in the session's HOME before each run: relative path → content.
+    #[serde(default)]
+    pub home_files: BTreeMap<String, String>,
+    /// The values of `secret_env` and `secret_files`, read at start
+    /// ([`AgentsSettings::load_secrets`]).
+    #[serde(skip)]
+    pub secrets: Vec<(String, Secret)>,
+}
+
+impl Runner {
+    /// The environment its settings give it: plain values, then secrets.
+    pub fn env(&self) -> impl Iterator<Item = (String, String)> + '_ {
+        let plain = self.env.iter().map(|(k, v)| (k.clone(), v.clone()));
+        let secret = self
+            .secrets
+            .iter()
+            .map(|(k, v)| (k.clone(), v.expose().to_owned()));
+        plain.chain(secret)
+    }
+
+    /// Masks its secrets out of what it says.
+    pub fn masker(&self) -> Masker {
+        Masker::new(self.secrets.iter().map(|(_, s)| s))
+    }
+}
+
+/// Variables the server sets for every runner, which settings may not override.
+fn reserved(name: &str) -> bool {
+    matches!(name, "HOME" | "PATH") || name.starts_with("SVC_") || name.starts_with("GIT_CONFIG_")
 }
 
 /// `[[agents.models]]`.
@@ -76,12 +128,77 @@ pub struct Model {
 }
 
 impl AgentsSettings {
-    /// Reads `[agents]` as written in the server's TOML (without the header) and checks
-    /// it; what tests and embedders configure agents with.
+    /// Reads `[agents]` as written in the server's TOML (without the header), checks it
+    /// and reads its secrets; what tests and embedders configure agents with.
     pub fn from_toml(text: &str) -> anyhow::Result<AgentsSettings> {
-        let settings: AgentsSettings = toml::from_str(text)?;
+        let mut settings: AgentsSettings = toml::from_str(text)?;
         settings.check()?;
+        settings.load_secrets()?;
         Ok(settings)
+    }
+
+    /// The network bwrap sandboxes get: `isolated` unless set (no sandbox: the host's).
+    pub fn network(&self) -> Network {
+        match (self.sandbox, self.network) {
+            (Sandbox::None, _) => Network::Host,
+            (Sandbox::Bwrap, network) => network.unwrap_or(Network::Isolated),
+        }
+    }
+
+    /// A sandbox's network for a server whose base URL is `base_url`: when isolated, it
+    /// reaches svc's port on the host's loopback (if the base URL names the loopback;
+    /// otherwise svc is on the network) and `host_ports`.
+    pub fn net(&self, base_url: &url::Url, host_ports: &[u16]) -> Net {
+        if self.network() == Network::Host {
+            return Net::Host;
+        }
+        let loopback = match base_url.host() {
+            Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
+            Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+            Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+            None => false,
+        };
+        let mut ports: Vec<u16> = base_url
+            .port_or_known_default()
+            .filter(|_| loopback)
+            .into_iter()
+            .chain(host_ports.iter().copied())
+            .collect();
+        ports.sort_unstable();
+        ports.dedup();
+        Net::Isolated { ports }
+    }
+
+    /// Reads the runners' secrets: `secret_env` from the server's environment and
+    /// `secret_files` from files only the server's user may read.
+    pub fn load_secrets(&mut self) -> anyhow::Result<()> {
+        for (name, runner) in &mut self.runners {
+            let mut secrets = Vec::new();
+            for var in &runner.secret_env {
+                let value = std::env::var(var).map_err(|_| {
+                    anyhow::anyhow!(
+                        "[agents.runners.{name}] secret_env names {var}, which the server's environment does not have"
+                    )
+                })?;
+                let secret = Secret::new(value).map_err(|why| {
+                    anyhow::anyhow!("[agents.runners.{name}] secret_env {var}: its value {why}")
+                })?;
+                secrets.push((var.clone(), secret));
+            }
+            for (var, path) in &runner.secret_files {
+                let value = read_secret_file(path)
+                    .with_context(|| format!("[agents.runners.{name}] secret_files {var}"))?;
+                let secret = Secret::new(value).map_err(|why| {
+                    anyhow::anyhow!(
+                        "[agents.runners.{name}] secret_files {var}: {} {why}",
+                        path.display()
+                    )
+                })?;
+                secrets.push((var.clone(), secret));
+            }
+            runner.secrets = secrets;
+        }
+        Ok(())
     }
 
     /// Refuses settings a session could not start with.
@@ -94,6 +211,13 @@ impl AgentsSettings {
             if runner.command.first().is_none_or(|p| p.trim().is_empty()) {
                 bail!("[agents.runners.{name}] command needs a program");
             }
+            self.check_runner(name, runner)?;
+        }
+        if self.sandbox == Sandbox::None && self.network == Some(Network::Isolated) {
+            bail!("[agents] network = \"isolated\" needs sandbox = \"bwrap\"");
+        }
+        if !self.runners.is_empty() && self.network() == Network::Isolated {
+            network::check_installed().map_err(|e| anyhow::anyhow!(e))?;
         }
         for (i, model) in self.models.iter().enumerate() {
             if model.id.trim().is_empty() {
@@ -112,6 +236,62 @@ impl AgentsSettings {
         }
         if self.max_running == 0 || self.max_running_per_person == 0 {
             bail!("[agents] max_running and max_running_per_person must be at least 1");
+        }
+        Ok(())
+    }
+
+    /// A runner's environment, paths and ports.
+    fn check_runner(&self, name: &str, runner: &Runner) -> anyhow::Result<()> {
+        let names = runner
+            .env
+            .keys()
+            .chain(&runner.secret_env)
+            .chain(runner.secret_files.keys());
+        let mut seen = std::collections::BTreeSet::new();
+        for var in names {
+            if var.is_empty() || var.contains(['=', '\0']) {
+                bail!("[agents.runners.{name}] {var:?} is not a variable name");
+            }
+            if reserved(var) {
+                bail!(
+                    "[agents.runners.{name}] {var} is the server's to set (HOME, PATH, SVC_* and GIT_CONFIG_* are reserved)"
+                );
+            }
+            if !seen.insert(var) {
+                bail!(
+                    "[agents.runners.{name}] {var} is given twice (in env, secret_env or secret_files)"
+                );
+            }
+        }
+        for path in runner.home_files.keys() {
+            let p = Path::new(path);
+            if path.is_empty() || !p.components().all(|c| matches!(c, Component::Normal(_))) {
+                bail!(
+                    "[agents.runners.{name}] home_files {path:?} must be a relative path within HOME (no `..`, not absolute)"
+                );
+            }
+        }
+        for path in &runner.ro_paths {
+            if !path.is_absolute() {
+                bail!(
+                    "[agents.runners.{name}] ro_paths {} must be an absolute path",
+                    path.display()
+                );
+            }
+            if !path.exists() {
+                bail!(
+                    "[agents.runners.{name}] ro_paths {} does not exist",
+                    path.display()
+                );
+            }
+        }
+        if runner.host_ports.contains(&0) {
+            bail!("[agents.runners.{name}] host_ports cannot hold port 0");
+        }
+        if !runner.host_ports.is_empty() && self.network() != Network::Isolated {
+            bail!(
+                "[agents.runners.{name}] host_ports only apply to network = \"isolated\" (the host's network reaches every port)"
+            );
         }
         Ok(())
     }
@@ -145,6 +325,30 @@ impl AgentsSettings {
             })
             .collect()
     }
+}
+
+/// A secret file's content without its trailing newline; refused unless only the
+/// server's user can read it (owned by it, no group or other permission).
+fn read_secret_file(path: &Path) -> anyhow::Result<String> {
+    use std::os::unix::fs::MetadataExt;
+    let meta =
+        std::fs::metadata(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let mode = meta.mode() & 0o777;
+    if mode & 0o077 != 0 {
+        bail!(
+            "{} may be read by others (mode {mode:o}); make it readable only by the server's user (chmod 600)",
+            path.display()
+        );
+    }
+    if meta.uid() != rustix::process::geteuid().as_raw() {
+        bail!(
+            "{} is not owned by the server's user; make it readable only by that user",
+            path.display()
+        );
+    }
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    Ok(text.trim_end_matches(['\n', '\r']).to_owned())
 }
 
 #[cfg(test)]
@@ -182,6 +386,72 @@ mod tests {
         let listed = s.listed();
         assert!(listed[0].default);
         assert!(!listed[1].default);
+    }
+
+    #[test]
+    fn a_runners_variables_and_secrets_are_read_at_start() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let key = dir.path().join("key");
+        std::fs::write(&key, "sk-from-a-file\n").unwrap();
+        std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o600)).unwrap();
+        // Cargo sets CARGO_MANIFEST_DIR for the tests it runs: one of the server's own
+        // variables, passed through as a secret.
+        let s = AgentsSettings::from_toml(&format!(
+            "network = \"host\"\n[runners.r]\ncommand = [\"r\"]\nformat = \"svc-jsonl\"\n\
+             env = {{ BASE = \"http://x\" }}\nsecret_env = [\"CARGO_MANIFEST_DIR\"]\n\
+             secret_files = {{ KEY = \"{}\" }}\n",
+            key.display()
+        ))
+        .unwrap();
+        let runner = &s.runners["r"];
+        let env: Vec<(String, String)> = runner.env().collect();
+        let manifest = std::env::var("CARGO_MANIFEST_DIR").unwrap();
+        assert_eq!(
+            env,
+            [
+                ("BASE".to_owned(), "http://x".to_owned()),
+                ("CARGO_MANIFEST_DIR".to_owned(), manifest.clone()),
+                ("KEY".to_owned(), "sk-from-a-file".to_owned()),
+            ]
+        );
+        assert_eq!(
+            runner
+                .masker()
+                .text(&format!("{manifest} and sk-from-a-file")),
+            "*** and ***"
+        );
+        assert!(!format!("{s:?}").contains("sk-from-a-file"));
+    }
+
+    #[test]
+    fn an_isolated_sandbox_reaches_svcs_port_only_when_the_base_url_is_on_loopback() {
+        let s = AgentsSettings {
+            network: Some(Network::Isolated),
+            ..AgentsSettings::default()
+        };
+        let local: url::Url = "http://127.0.0.1:8640/".parse().unwrap();
+        assert_eq!(
+            s.net(&local, &[4000, 8640]),
+            Net::Isolated {
+                ports: vec![4000, 8640]
+            }
+        );
+        let named: url::Url = "http://localhost:9000".parse().unwrap();
+        assert_eq!(s.net(&named, &[]), Net::Isolated { ports: vec![9000] });
+        let public: url::Url = "https://svc.example.com/".parse().unwrap();
+        assert_eq!(s.net(&public, &[]), Net::Isolated { ports: vec![] });
+        let host = AgentsSettings {
+            network: Some(Network::Host),
+            ..AgentsSettings::default()
+        };
+        assert_eq!(host.net(&local, &[]), Net::Host);
+        let unsandboxed = AgentsSettings {
+            sandbox: Sandbox::None,
+            ..AgentsSettings::default()
+        };
+        assert_eq!(unsandboxed.network(), Network::Host);
+        assert_eq!(AgentsSettings::default().network(), Network::Isolated);
     }
 
     #[test]

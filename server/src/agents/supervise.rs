@@ -237,11 +237,14 @@ async fn begin(
     };
     let confined = checkout::Confined {
         sandbox: settings.sandbox,
+        net: settings.net(&state.config.base_url, &[]),
         limit: Duration::from_secs(settings.max_run_seconds),
     };
-    checkout::prepare(&place, clone, &who, &env, confined)
+    checkout::prepare(&place, clone, &who, &env, &runner.home_files, &confined)
         .await
         .map_err(|e| with_credential(format!("cannot start: {e}")))?;
+    // The settings' variables first: the server's own (reserved) ones cannot be among them.
+    env.extend(runner.env());
     env.extend([
         ("SVC_SERVER".to_owned(), state.config.base().to_owned()),
         ("SVC_TOKEN".to_owned(), credential.token.clone()),
@@ -265,11 +268,14 @@ async fn begin(
     command.extend(model.args.iter().cloned());
     let spec = Spec {
         sandbox: settings.sandbox,
+        net: settings.net(&state.config.base_url, &runner.host_ports),
         command,
         format: runner.format,
         dir: place.work.clone(),
         home: place.home.clone(),
         env,
+        masker: runner.masker(),
+        ro_paths: runner.ro_paths.clone(),
         prompt,
         max_output_bytes: settings.max_output_bytes,
         max_run: Duration::from_secs(settings.max_run_seconds),

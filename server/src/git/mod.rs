@@ -18,3 +18,4 @@ pub mod record;
 pub mod spool;
 pub mod storage;
 pub mod tags;
+pub mod write;

@@ -11,6 +11,7 @@ pub(crate) mod ci;
 pub(crate) mod ci_builds;
 pub(crate) mod ci_webhook;
 pub(crate) mod code;
+pub(crate) mod commit_files;
 pub(crate) mod credentials;
 pub(crate) mod deployments;
 pub(crate) mod device;
@@ -156,7 +157,6 @@ pub fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(statuses::checks))
         .routes(routes!(branches::list, branches::create))
         .routes(routes!(branches::get, branches::update, branches::delete))
-        .routes(routes!(branches::commits))
         .routes(routes!(diff::diff))
         .routes(routes!(merge::merge))
         .routes(routes!(reviews::list, reviews::create))
@@ -219,6 +219,12 @@ pub fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(ci_builds::artifacts))
         .routes(routes!(ci_builds::download))
         .routes(routes!(ci_webhook::receive))
+        .merge(
+            // Files written as a commit come as JSON under the push limit, not the JSON one.
+            OpenApiRouter::new()
+                .routes(routes!(branches::commits, commit_files::commit_files))
+                .layer(axum::extract::DefaultBodyLimit::max(commit_files::BODY_MAX)),
+        )
         .merge(
             // Multipart uploads are read under their own limit, not the JSON one.
             OpenApiRouter::new()

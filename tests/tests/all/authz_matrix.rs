@@ -1330,6 +1330,13 @@ fn rows(w: &World) -> Vec<Row> {
             "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/commits",
             Read,
         ),
+        // A new branch per cell, so the standing topic stays as it is.
+        post(
+            "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/commits",
+            Write,
+        )
+        .with("branch", "written-{k}")
+        .json(json!({"message": "Matrix {k}", "files": [{"path": "matrix.txt", "content": "{k}\n"}]})),
         get(
             "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/diff",
             Read,

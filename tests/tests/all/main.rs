@@ -13,6 +13,7 @@
 
 mod activity;
 mod agent_confinement;
+mod agent_runner_env;
 mod agents;
 mod api_basics;
 mod artifacts;
@@ -33,6 +34,7 @@ mod cli_orgs;
 mod cli_output;
 mod cli_releases;
 mod code;
+mod commit_files;
 mod completions;
 mod crashes;
 mod daemon;

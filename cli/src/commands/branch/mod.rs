@@ -10,13 +10,14 @@ pub mod merge;
 mod patch;
 mod stat;
 pub mod view;
+pub mod write;
 
 use svc_protocol::branch::{Branch, Mergeable};
 
 use super::Global;
 use crate::error::Result;
 
-/// List, make, view, check out, diff, edit, merge and delete the branches of a repo
+/// List, make, view, check out, diff, edit, write to, merge and delete the branches of a repo
 #[derive(Debug, clap::Subcommand)]
 pub enum Command {
     List(list::Args),
@@ -25,6 +26,7 @@ pub enum Command {
     Checkout(checkout::Args),
     Diff(diff::Args),
     Edit(edit::Args),
+    Write(write::Args),
     Merge(merge::Args),
     Delete(delete::Args),
 }
@@ -37,6 +39,7 @@ pub fn run(global: &Global, command: Command) -> Result<()> {
         Command::Checkout(args) => checkout::run(global, &args),
         Command::Diff(args) => diff::run(global, &args),
         Command::Edit(args) => edit::run(global, &args),
+        Command::Write(args) => write::run(global, &args),
         Command::Merge(args) => merge::run(global, &args),
         Command::Delete(args) => delete::run(global, &args),
     }
