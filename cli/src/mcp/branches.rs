@@ -5,9 +5,12 @@ use reqwest::Method;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::CallToolResult;
 use rmcp::{ErrorData, schemars, tool, tool_router};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::json;
-use svc_protocol::branch::{BranchCommits, BranchDiff, CreateBranch, MergeResult, UpdateBranch};
+use svc_protocol::branch::{
+    self, BranchCommits, BranchDiff, CommitFiles, ContentEncoding, CreateBranch, MergeResult,
+    UpdateBranch,
+};
 
 use super::{Server, pretty, query, render};
 use crate::error::CommandError;
@@ -87,24 +90,38 @@ pub struct CreateBranchArgs {
 }
 
 /// One file of a commit: new text, new bytes in base64, or deleted.
-#[derive(Debug, Deserialize, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 pub struct FileChange {
     /// The file's path from the repo's root, like `src/main.rs`.
     pub path: String,
     /// The file's whole new content: text, or base64 with `encoding` `base64`. Left out when `delete`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub content: Option<String>,
     /// `base64` when `content` is base64 (a binary file); `utf-8` text by default.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub encoding: Option<Encoding>,
     /// True to delete the file.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub delete: Option<bool>,
+}
+
+impl FileChange {
+    fn into_protocol(self) -> branch::FileChange {
+        branch::FileChange {
+            path: self.path,
+            content: self.content,
+            encoding: self.encoding.map(|e| match e {
+                Encoding::Utf8 => ContentEncoding::Utf8,
+                Encoding::Base64 => ContentEncoding::Base64,
+            }),
+            delete: self.delete.unwrap_or(false),
+        }
+    }
 }
 
 /// How a file's `content` is written: the text itself, or standard base64 of the bytes.
 // Its variants carry no doc comments, so its schema stays a plain `enum` of strings.
-#[derive(Debug, Clone, Copy, Deserialize, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Copy, Deserialize, schemars::JsonSchema)]
 pub enum Encoding {
     #[serde(rename = "utf-8")]
     Utf8,
@@ -303,10 +320,11 @@ impl Server {
                 return Err(CommandError::user("no files: name at least one to write"));
             }
             let b = c.b(&a.repo, &a.branch)?;
-            let mut body = json!({"message": a.message, "files": a.files});
-            if let Some(head) = a.expected_head {
-                body["expected_head"] = json!(head);
-            }
+            let body = CommitFiles {
+                message: a.message,
+                expected_head: a.expected_head,
+                files: a.files.into_iter().map(FileChange::into_protocol).collect(),
+            };
             Ok(pretty(&c.send_json(
                 Method::POST,
                 &format!("{b}/commits"),

@@ -703,7 +703,8 @@ async fn each_toolset_works_against_a_real_server() {
 }
 
 /// A task runner that works through `svc mcp` on its PATH, one call a second: opens an
-/// issue and comments on it, makes a branch and reviews it, and says what came back.
+/// issue and comments on it, makes a branch, reviews it and commits a file on it, and
+/// says how many calls went through.
 const WORKER: &str = r#"#!/bin/sh
 cat >/dev/null
 {
@@ -715,6 +716,7 @@ cat >/dev/null
   echo '{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"create_branch","arguments":{"repo":"app","name":"agent-made"}}}'
   sleep 1
   echo '{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"review_branch","arguments":{"repo":"app","branch":"agent-made","state":"comment","body":"Empty so far."}}}'
+  echo '{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"write_files","arguments":{"repo":"app","branch":"agent-made","message":"Add notes","files":[{"path":"NOTES.md","content":"notes"}]}}}'
   sleep 2
 } | svc mcp --toolsets issues,branches,reviews > "$HOME/mcp.out" 2>&1
 n=$(grep -c '"isError":false' "$HOME/mcp.out")
@@ -734,7 +736,7 @@ async fn writes_through_svc_mcp_are_recorded_as_the_agent() {
     let t = app
         .get_json(ann, &format!("{AM}/agents/{id}/transcript"))
         .await;
-    assert!(t.to_string().contains("4 calls went through"), "{t}");
+    assert!(t.to_string().contains("5 calls went through"), "{t}");
 
     let events = app.get_json(ann, &format!("{AM}/events?limit=200")).await;
     let by_agent: Vec<&str> = events["items"]
@@ -744,7 +746,13 @@ async fn writes_through_svc_mcp_are_recorded_as_the_agent() {
         .filter(|e| e["actor"] == "ann" && e["agent"] == "r")
         .map(|e| e["kind"].as_str().unwrap())
         .collect();
-    for kind in ["issue.opened", "issue.commented", "branch.opened", "review"] {
+    for kind in [
+        "issue.opened",
+        "issue.commented",
+        "branch.opened",
+        "review",
+        "push",
+    ] {
         assert!(
             by_agent.contains(&kind),
             "no {kind} by agent r: {by_agent:?}"
@@ -755,10 +763,107 @@ async fn writes_through_svc_mcp_are_recorded_as_the_agent() {
         .await;
     assert_eq!(reviews["items"][0]["author"], "ann");
     assert_eq!(reviews["items"][0]["agent"], "r");
+    // The commit write_files made is authored as ann, stamped with the agent.
+    let commits = app
+        .get_json(ann, &format!("{R}/branches/agent-made/commits"))
+        .await;
+    let commit = &commits["items"][0];
+    assert_eq!(commit["title"], "Add notes", "{commits}");
+    assert_eq!(commit["author"]["email"], "ann@example.com");
+    assert_eq!(commit["trailers"]["Svc-Agent"], "r", "{commit}");
 }
 
 #[test]
 fn mcp_help_matches_its_snapshot() {
     let help = Machine::new().ok(&["mcp", "--help"]);
     svc_tests::snapshot::assert_text("tests/snapshots/svc-mcp-help.txt", &help);
+}
+
+#[tokio::test]
+async fn write_files_commits_on_a_branch_without_a_checkout() {
+    let c = svc_tests::Cloned::new("mono", "app").await;
+    c.git.commit(
+        &c.work,
+        "first",
+        &[
+            ("README.md", b"# App\n"),
+            ("src/lib.rs", b"pub fn x() {}\n"),
+        ],
+    );
+    c.git.ok(&c.work, &["push", "-q", "origin", "main"]);
+    let machine = Machine::new();
+    let env = [
+        ("SVC_SERVER", c.app.base.as_str()),
+        ("SVC_TOKEN", c.token.as_str()),
+        ("SVC_MONOREPO", "ann/mono"),
+    ];
+    let mut mcp = Mcp::start_with(&machine, &["--toolsets", "code,branches"], &env);
+    // Text, bytes in base64 and a deletion, on a branch made from main by the write.
+    let dot: &[u8] = b"\x89PNG\r\n\x1a\n\0\0";
+    let commit = ok_json(
+        &mut mcp,
+        "write_files",
+        json!({"repo": "app", "branch": "docs", "message": "Rewrite the docs\n\nAnd drop lib.rs.",
+        "files": [
+            {"path": "README.md", "content": "# App\n\nNow with docs.\n"},
+            {"path": "img/dot.png", "content": base64_of(dot), "encoding": "base64"},
+            {"path": "src/lib.rs", "delete": true},
+        ]}),
+    );
+    let sha = commit["sha"].as_str().unwrap().to_owned();
+    assert_eq!(commit["title"], "Rewrite the docs", "{commit}");
+    assert_eq!(commit["author"]["email"], "ann@example.com", "{commit}");
+    let readme = ok(
+        &mut mcp,
+        "file",
+        json!({"repo": "app", "path": "README.md", "ref": "docs"}),
+    );
+    assert_eq!(readme, "# App\n\nNow with docs.\n");
+    let r = c
+        .app
+        .as_user(
+            Method::GET,
+            &format!("{R}/file?ref=docs&path=img/dot.png"),
+            &c.token,
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.bytes().await.unwrap().as_ref(), dot);
+    let tree = ok(&mut mcp, "tree", json!({"repo": "app", "ref": "docs"}));
+    assert!(!tree.contains("src/"), "{tree}");
+    let branch = ok_json(&mut mcp, "branch", json!({"repo": "app", "branch": "docs"}));
+    assert_eq!(branch["head"], sha.as_str());
+
+    // A stale expected head is refused and writes nothing; the current one goes through.
+    let main = c.git.ok(&c.work, &["rev-parse", "HEAD"]);
+    let (error, moved) = mcp.call(
+        "write_files",
+        json!({"repo": "app", "branch": "docs", "message": "Late", "expected_head": main.trim(),
+            "files": [{"path": "late.txt", "content": "late\n"}]}),
+    );
+    assert!(error && moved.starts_with("head_moved"), "{moved}");
+    let next = ok_json(
+        &mut mcp,
+        "write_files",
+        json!({"repo": "app", "branch": "docs", "message": "On time", "expected_head": sha,
+            "files": [{"path": "late.txt", "content": "on time\n"}]}),
+    );
+    assert_eq!(next["parents"], json!([sha]), "{next}");
+    // Main moves only by merges.
+    let (error, main_refused) = mcp.call(
+        "write_files",
+        json!({"repo": "app", "branch": "main", "message": "Sneak",
+            "files": [{"path": "x.txt", "content": "x\n"}]}),
+    );
+    assert!(
+        error && main_refused.starts_with("default_branch"),
+        "{main_refused}"
+    );
+    mcp.finish();
+}
+
+fn base64_of(bytes: &[u8]) -> String {
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD.encode(bytes)
 }
