@@ -10,6 +10,7 @@ pub mod fake_openai;
 pub mod git;
 pub mod laptop;
 pub mod machine;
+pub mod npm_tools;
 pub mod pg;
 mod process;
 pub mod receiver;

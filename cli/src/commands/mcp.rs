@@ -1,19 +1,32 @@
-//! `svc mcp`: svc's read tools for a coding agent, as a Model Context Protocol server on
+//! `svc mcp`: svc's tools for a coding agent, as a Model Context Protocol server on
 //! standard input and output.
 
 use std::sync::Arc;
 
 use crate::commands::Global;
 use crate::error::{CommandError, Result};
+use crate::mcp::{Offer, Toolset};
 use crate::target::{self, MonorepoArgs};
 
-/// Serve svc's read tools to a coding agent (Model Context Protocol over stdio)
+/// Serve svc's tools to a coding agent (Model Context Protocol over stdio)
 ///
 /// Speaks MCP (JSON-RPC lines) on standard input and output, so an agent such as Claude
-/// Code or Codex can browse one monorepo: its repos, trees, files, history, branches,
-/// branch diffs and issues. Every tool only reads, except `start_branch` (offered with
-/// --allow-start-branch, or in an svc chat session), which launches a task agent on a new
-/// branch `assistant/<suffix>`.
+/// Code or Codex can work on one monorepo, in toolsets:
+///   code       tree, file, history, commit, search_code (at any ref)
+///   branches   branches, branch, branch_diff, branch_commits, create_branch,
+///              update_branch, write_files (one commit, no checkout),
+///              merge_branch (through the gate)
+///   reviews    reviews, review_branch (comment or request_changes; never approve)
+///   checks     checks, ci_builds, ci_build, ci_annotations, ci_job_log,
+///              rebuild_ci_build, retry_ci_job
+///   issues     issues, issue, labels, create_issue, comment_issue, label_issue,
+///              assign_issue, close_issue, reopen_issue
+///   artifacts  artifacts, artifact, artifact_file, comment_artifact
+///   releases   releases, release, tags
+/// `repos` is always offered; `start_branch` (with --allow-start-branch, or in an svc
+/// chat session) launches a task agent on a new branch `assistant/<suffix>`. Writes go
+/// through the same API routes and permissions as the CLI and are recorded as you (and
+/// as the agent, under an agent session's credential).
 ///
 /// The monorepo is --monorepo, else the one of the svc clone you are in, else
 /// SVC_MONOREPO. The server and credential are the CLI's own (--server / SVC_SERVER,
@@ -37,6 +50,17 @@ pub struct Args {
         value_name = "OWNER/MONOREPO"
     )]
     pub monorepo: Option<String>,
+    /// The toolsets to offer, comma-separated
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "all",
+        value_name = "TOOLSETS"
+    )]
+    pub toolsets: Vec<Toolset>,
+    /// Offer only the tools that change nothing
+    #[arg(long)]
+    pub read_only: bool,
     /// Offer `start_branch`, which launches a task agent on a new branch (always offered when SVC_AGENT_KIND=chat)
     #[arg(long)]
     pub allow_start_branch: bool,
@@ -65,8 +89,11 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
     };
     // A token is needed for every tool: say so now rather than on each call.
     target.session.token()?;
-    let allow_start_branch =
-        args.allow_start_branch || env("SVC_AGENT_KIND").is_some_and(|k| k == "chat");
+    let offer = Offer {
+        toolsets: args.toolsets.clone(),
+        read_only: args.read_only,
+        start_branch: args.allow_start_branch || env("SVC_AGENT_KIND").is_some_and(|k| k == "chat"),
+    };
     let context = crate::mcp::Context {
         session: target.session,
         owner: target.owner,
@@ -82,7 +109,7 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
         .enable_all()
         .build()
         .map_err(|e| CommandError::internal("cannot start the async runtime").because(&e))?;
-    let served = runtime.block_on(crate::mcp::serve(Arc::clone(&context), allow_start_branch));
+    let served = runtime.block_on(crate::mcp::serve(Arc::clone(&context), &offer));
     runtime.shutdown_background();
     drop(context);
     served

@@ -1,11 +1,22 @@
-//! The Model Context Protocol server of `svc mcp`: svc's read tools (and, when allowed,
-//! `start_branch`) for a coding agent, over standard input and output.
+//! The Model Context Protocol server of `svc mcp`: the tools a coding agent needs on one
+//! monorepo, in toolsets (code, branches, reviews, checks, issues, artifacts, releases),
+//! over standard input and output.
 //!
 //! The tools call the API through the CLI's blocking [`Session`], each call on Tokio's
-//! blocking pool; an API refusal becomes a tool error carrying the server's message, so
-//! the agent reads it and the server keeps serving.
+//! blocking pool, so every write goes through the same routes and authorization as the
+//! CLI's and is recorded as the caller (and `SVC_AGENT`). An API refusal becomes a tool
+//! error carrying the server's message and code, so the agent reads it and the server
+//! keeps serving.
 
+mod artifacts;
+mod branches;
+mod checks;
+mod code;
+mod issues;
+mod releases;
 mod render;
+mod reviews;
+mod schema;
 
 use std::sync::Arc;
 
@@ -14,11 +25,9 @@ use rmcp::handler::server::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
 use rmcp::{ErrorData, ServerHandler, ServiceExt, schemars, tool, tool_handler, tool_router};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use svc_protocol::agent::{NewSession, Session as AgentSession};
-use svc_protocol::branch::BranchDiff;
-use svc_protocol::code::{HistoryPage, TreePage};
 use svc_protocol::monorepo::RepoList;
 
 use crate::client::Session;
@@ -27,12 +36,71 @@ use crate::target::encode;
 
 /// At most this many bytes of a file in one answer.
 pub const FILE_CAP: usize = 256 * 1024;
-/// At most this many bytes of patches in a branch diff.
-const DIFF_CAP: usize = 256 * 1024;
-/// Tree pages (1,000 entries each) read for one answer.
-const TREE_PAGES: usize = 5;
 
-/// The monorepo the tools read, and how to reach it.
+/// A group of tools, chosen with `--toolsets`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Toolset {
+    /// Every toolset.
+    All,
+    /// Trees, files, history, commits and text search at any ref.
+    Code,
+    /// Branches: list, view, diff, commits, create, edit, write files as a commit, merge.
+    Branches,
+    /// A branch's reviews: list, comment or request changes (never approve).
+    Reviews,
+    /// Checks of a commit; CI builds, annotations, a job log's tail, rebuild and retry.
+    Checks,
+    /// Issues: search, view, create, comment, label, assign, close, reopen.
+    Issues,
+    /// A branch's artifacts: list, read, comment.
+    Artifacts,
+    /// Releases and tags: list, view.
+    Releases,
+}
+
+impl Toolset {
+    /// The toolsets `All` stands for.
+    const EACH: [Toolset; 7] = [
+        Toolset::Code,
+        Toolset::Branches,
+        Toolset::Reviews,
+        Toolset::Checks,
+        Toolset::Issues,
+        Toolset::Artifacts,
+        Toolset::Releases,
+    ];
+
+    fn router(self) -> ToolRouter<Server> {
+        match self {
+            Toolset::All => {
+                let mut router = ToolRouter::new();
+                for set in Toolset::EACH {
+                    router.merge(set.router());
+                }
+                router
+            }
+            Toolset::Code => Server::code_router(),
+            Toolset::Branches => Server::branches_router(),
+            Toolset::Reviews => Server::reviews_router(),
+            Toolset::Checks => Server::checks_router(),
+            Toolset::Issues => Server::issues_router(),
+            Toolset::Artifacts => Server::artifacts_router(),
+            Toolset::Releases => Server::releases_router(),
+        }
+    }
+}
+
+/// Which tools a server offers.
+#[derive(Debug, Clone)]
+pub struct Offer {
+    pub toolsets: Vec<Toolset>,
+    /// Only tools that change nothing.
+    pub read_only: bool,
+    /// `start_branch`, which launches a task agent.
+    pub start_branch: bool,
+}
+
+/// The monorepo the tools work on, and how to reach it.
 pub struct Context {
     pub session: Session,
     pub owner: String,
@@ -83,8 +151,19 @@ impl Context {
         ))
     }
 
+    /// `{r}/branches/{branch}`.
+    fn b(&self, repo: &str, branch: &str) -> Result<String> {
+        Ok(format!("{}/branches/{}", self.r(repo)?, encode(branch)))
+    }
+
     fn get_json(&self, path: &str) -> Result<Value> {
         self.session.get(path)
+    }
+
+    /// Sends `body` as JSON with `method` and answers the JSON answer.
+    fn send_json(&self, method: Method, path: &str, body: &impl Serialize) -> Result<Value> {
+        let request = self.session.request(method, path)?.json(body);
+        self.session.call(request)
     }
 }
 
@@ -100,87 +179,9 @@ fn query(pairs: &[(&str, Option<&str>)]) -> String {
     if q.is_empty() { q } else { format!("?{q}") }
 }
 
-#[derive(Debug, Deserialize, schemars::JsonSchema)]
-pub struct TreeArgs {
-    /// The repo: its name (e.g. `services-api`) or its path in the monorepo (e.g. `services/api`); the repos tool lists them.
-    pub repo: String,
-    /// A branch name or a commit sha; main by default.
-    #[serde(default, rename = "ref")]
-    pub git_ref: Option<String>,
-    /// A folder from the repo's root, like `src/bin`; the root by default.
-    #[serde(default)]
-    pub path: Option<String>,
-}
-
-#[derive(Debug, Deserialize, schemars::JsonSchema)]
-pub struct FileArgs {
-    /// The repo: its name or its path in the monorepo; the repos tool lists them.
-    pub repo: String,
-    /// The file's path from the repo's root, like `src/main.rs`.
-    pub path: String,
-    /// A branch name or a commit sha; main by default.
-    #[serde(default, rename = "ref")]
-    pub git_ref: Option<String>,
-    /// Start at this byte of the file (for files over 256 KiB, which come in parts); 0 by default.
-    #[serde(default)]
-    pub offset: Option<u64>,
-}
-
-#[derive(Debug, Deserialize, schemars::JsonSchema)]
-pub struct HistoryArgs {
-    /// The repo: its name or its path in the monorepo; the repos tool lists them.
-    pub repo: String,
-    /// A branch name or a commit sha; main by default.
-    #[serde(default, rename = "ref")]
-    pub git_ref: Option<String>,
-    /// Only commits that changed this file or folder.
-    #[serde(default)]
-    pub path: Option<String>,
-    /// Commits to list, 1 to 100; 30 by default.
-    #[serde(default)]
-    pub limit: Option<u32>,
-    /// The `next` token a previous answer gave, to continue further back.
-    #[serde(default)]
-    pub next: Option<String>,
-}
-
-#[derive(Debug, Deserialize, schemars::JsonSchema)]
-pub struct BranchesArgs {
-    /// The repo: its name or its path in the monorepo; the repos tool lists them.
-    pub repo: String,
-    /// Comma-separated states among `open`, `merged` and `deleted`; `open,merged` by default.
-    #[serde(default)]
-    pub state: Option<String>,
-}
-
-#[derive(Debug, Deserialize, schemars::JsonSchema)]
-pub struct BranchDiffArgs {
-    /// The repo: its name or its path in the monorepo; the repos tool lists them.
-    pub repo: String,
-    /// The branch, like `feature/login`.
-    pub branch: String,
-    /// Comma-separated files or folders to diff only; every changed file by default.
-    #[serde(default)]
-    pub paths: Option<String>,
-}
-
-#[derive(Debug, Deserialize, schemars::JsonSchema)]
-pub struct IssuesArgs {
-    /// Search words that must all appear in the title or body (the last may be the start of a word).
-    #[serde(default)]
-    pub q: Option<String>,
-    /// `open` (default), `closed` or `all`.
-    #[serde(default)]
-    pub state: Option<String>,
-    /// Comma-separated label names: only issues with all of them.
-    #[serde(default)]
-    pub labels: Option<String>,
-}
-
-#[derive(Debug, Deserialize, schemars::JsonSchema)]
-pub struct IssueArgs {
-    /// The issue's number, as in `#12`.
-    pub number: u64,
+/// Pretty JSON of an answer.
+fn pretty(value: &Value) -> String {
+    serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string())
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -201,10 +202,27 @@ pub struct Server {
 }
 
 impl Server {
-    pub fn new(context: Arc<Context>, allow_start_branch: bool) -> Server {
-        let mut tool_router = Self::tool_router();
-        if !allow_start_branch {
+    pub fn new(context: Arc<Context>, offer: &Offer) -> Server {
+        // `repos` is always offered: every other tool names a repo.
+        let mut tool_router = Self::base_router();
+        if !offer.start_branch {
             tool_router.remove_route("start_branch");
+        }
+        for set in &offer.toolsets {
+            tool_router.merge(set.router());
+        }
+        if offer.read_only {
+            tool_router.map.retain(|_, route| {
+                route
+                    .attr
+                    .annotations
+                    .as_ref()
+                    .and_then(|a| a.read_only_hint)
+                    == Some(true)
+            });
+        }
+        for route in tool_router.map.values_mut() {
+            schema::portable(&mut route.attr);
         }
         Server {
             context,
@@ -212,7 +230,8 @@ impl Server {
         }
     }
 
-    /// Runs `call` on the blocking pool; its error is the tool's error, in words.
+    /// Runs `call` on the blocking pool; its error is the tool's error, in words, with
+    /// the server's code when it refused.
     async fn call(
         &self,
         call: impl FnOnce(&Context) -> Result<String> + Send + 'static,
@@ -221,7 +240,13 @@ impl Server {
         let answer = tokio::task::spawn_blocking(move || call(&context)).await;
         Ok(match answer {
             Ok(Ok(text)) => CallToolResult::success(vec![ContentBlock::text(text)]),
-            Ok(Err(err)) => CallToolResult::error(vec![ContentBlock::text(err.to_string())]),
+            Ok(Err(err)) => {
+                let text = match &err.code {
+                    Some(code) => format!("{code}: {err}"),
+                    None => err.to_string(),
+                };
+                CallToolResult::error(vec![ContentBlock::text(text)])
+            }
             Err(err) => CallToolResult::error(vec![ContentBlock::text(format!(
                 "the call failed inside svc mcp: {err}"
             ))]),
@@ -229,16 +254,16 @@ impl Server {
     }
 }
 
-/// Pretty JSON of an answer.
-fn pretty(value: &Value) -> String {
-    serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string())
-}
-
-#[tool_router]
+#[tool_router(router = base_router)]
 impl Server {
     #[tool(
         description = "List the repos of the monorepo: each repo's name (what the other tools take as `repo`), its path in the monorepo, and its default branch. Start here.",
-        annotations(read_only_hint = true)
+        annotations(
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn repos(&self) -> std::result::Result<CallToolResult, ErrorData> {
         self.call(|c| Ok(pretty(&c.get_json(&format!("{}/repos", c.m()))?)))
@@ -246,175 +271,11 @@ impl Server {
     }
 
     #[tool(
-        description = "List a folder of a repo at a ref (main by default): one line per entry, folders first with a trailing `/`. Paths are from the repo's root.",
-        annotations(read_only_hint = true)
-    )]
-    async fn tree(
-        &self,
-        Parameters(a): Parameters<TreeArgs>,
-    ) -> std::result::Result<CallToolResult, ErrorData> {
-        self.call(move |c| {
-            let r = c.r(&a.repo)?;
-            let mut pages = Vec::new();
-            let mut cursor: Option<String> = None;
-            for _ in 0..TREE_PAGES {
-                let page: TreePage = c.session.get(&format!(
-                    "{r}/tree{}",
-                    query(&[
-                        ("ref", a.git_ref.as_deref()),
-                        ("path", a.path.as_deref()),
-                        ("cursor", cursor.as_deref()),
-                    ])
-                ))?;
-                cursor = page.next_cursor.clone();
-                pages.push(page);
-                if cursor.is_none() {
-                    break;
-                }
-            }
-            Ok(render::tree(&pages, cursor.is_some()))
-        })
-        .await
-    }
-
-    #[tool(
-        description = "Read one file of a repo at a ref (main by default) as text. A binary file is described, not shown. Files over 256 KiB come in parts: the answer says which `offset` reads on.",
-        annotations(read_only_hint = true)
-    )]
-    async fn file(
-        &self,
-        Parameters(a): Parameters<FileArgs>,
-    ) -> std::result::Result<CallToolResult, ErrorData> {
-        self.call(move |c| {
-            let r = c.r(&a.repo)?;
-            let request = c.session.request(
-                Method::GET,
-                &format!(
-                    "{r}/file{}",
-                    query(&[("ref", a.git_ref.as_deref()), ("path", Some(&a.path))])
-                ),
-            )?;
-            let response = c.session.send(request)?;
-            let bytes = response.bytes().map_err(|e| c.session.garbled(&e))?;
-            let offset = usize::try_from(a.offset.unwrap_or(0)).unwrap_or(usize::MAX);
-            Ok(render::file(&a.path, &bytes, offset, FILE_CAP))
-        })
-        .await
-    }
-
-    #[tool(
-        description = "List the commits of a repo at a ref (main by default), newest first, optionally only those that changed a path: sha, date, author, title, and the branch a merge merged.",
-        annotations(read_only_hint = true)
-    )]
-    async fn history(
-        &self,
-        Parameters(a): Parameters<HistoryArgs>,
-    ) -> std::result::Result<CallToolResult, ErrorData> {
-        self.call(move |c| {
-            let r = c.r(&a.repo)?;
-            let limit = a.limit.map(|l| l.clamp(1, 100).to_string());
-            let page: HistoryPage = c.session.get(&format!(
-                "{r}/history{}",
-                query(&[
-                    ("ref", a.git_ref.as_deref()),
-                    ("path", a.path.as_deref()),
-                    ("limit", limit.as_deref()),
-                    ("next", a.next.as_deref()),
-                ])
-            ))?;
-            Ok(render::history(&page))
-        })
-        .await
-    }
-
-    #[tool(
-        description = "List the branches of a repo (open and merged by default, newest activity first) as JSON: name, state, title, author, head, commits ahead of and behind main, mergeability and checks.",
-        annotations(read_only_hint = true)
-    )]
-    async fn branches(
-        &self,
-        Parameters(a): Parameters<BranchesArgs>,
-    ) -> std::result::Result<CallToolResult, ErrorData> {
-        self.call(move |c| {
-            let r = c.r(&a.repo)?;
-            let list = c.get_json(&format!(
-                "{r}/branches{}",
-                query(&[("limit", Some("100")), ("state", a.state.as_deref())])
-            ))?;
-            Ok(pretty(&list))
-        })
-        .await
-    }
-
-    #[tool(
-        description = "Show what a branch changes against main (the three-dot diff from their merge base) as a unified diff, with per-file counts; up to 256 KiB of patches, then files are listed without their patch.",
-        annotations(read_only_hint = true)
-    )]
-    async fn branch_diff(
-        &self,
-        Parameters(a): Parameters<BranchDiffArgs>,
-    ) -> std::result::Result<CallToolResult, ErrorData> {
-        self.call(move |c| {
-            let r = c.r(&a.repo)?;
-            let cap = DIFF_CAP.to_string();
-            let diff: BranchDiff = c.session.get(&format!(
-                "{r}/branches/{}/diff{}",
-                encode(&a.branch),
-                query(&[("max_bytes", Some(&cap)), ("paths", a.paths.as_deref())])
-            ))?;
-            Ok(render::diff(&a.branch, &diff))
-        })
-        .await
-    }
-
-    #[tool(
-        description = "List or search the monorepo's issues (30 at most, newest first) as JSON. `q` searches titles and bodies for words; this is the search svc offers (there is no code search: use tree and file to read code).",
-        annotations(read_only_hint = true)
-    )]
-    async fn issues(
-        &self,
-        Parameters(a): Parameters<IssuesArgs>,
-    ) -> std::result::Result<CallToolResult, ErrorData> {
-        self.call(move |c| {
-            let list = c.get_json(&format!(
-                "{}/issues{}",
-                c.m(),
-                query(&[
-                    ("q", a.q.as_deref()),
-                    ("state", a.state.as_deref()),
-                    ("labels", a.labels.as_deref()),
-                ])
-            ))?;
-            Ok(pretty(&list))
-        })
-        .await
-    }
-
-    #[tool(
-        description = "Read one issue by number as JSON: title, body, state, labels, assignees, linked branches, and its timeline (comments and events, oldest first).",
-        annotations(read_only_hint = true)
-    )]
-    async fn issue(
-        &self,
-        Parameters(a): Parameters<IssueArgs>,
-    ) -> std::result::Result<CallToolResult, ErrorData> {
-        self.call(move |c| {
-            let path = format!("{}/issues/{}", c.m(), a.number);
-            let issue = c.get_json(&path)?;
-            let timeline = c.get_json(&format!("{path}/timeline?limit=250"))?;
-            Ok(pretty(&serde_json::json!({
-                "issue": issue,
-                "timeline": timeline,
-            })))
-        })
-        .await
-    }
-
-    #[tool(
         description = "Launch a task agent session that makes a change on a new branch `assistant/<suffix>` of a repo (made from main), working from `prompt`. Use it when the user asks for a change to be made; answers the session id and branch, whose progress shows in svc.",
         annotations(
             read_only_hint = false,
             destructive_hint = false,
+            idempotent_hint = false,
             open_world_hint = false
         )
     )]
@@ -468,7 +329,7 @@ impl ServerHandler for Server {
         let c = &self.context;
         let mut instructions = format!(
             "svc hosts the monorepo {}/{} on {}: several git repos side by side, each with branches that merge into main, and monorepo-wide issues. \
-             These tools read it through svc's API (any branch or commit, not only your checkout). \
+             These tools work on it through svc's API (any branch or commit, not only your checkout), with your credential: what you write is recorded as you. \
              Repos are named by their name or their path (the repos tool lists both); refs default to main.",
             c.owner, c.monorepo, c.session.server
         );
@@ -491,8 +352,8 @@ impl ServerHandler for Server {
 }
 
 /// Serves the tools on standard input and output until the client closes them.
-pub async fn serve(context: Arc<Context>, allow_start_branch: bool) -> Result<()> {
-    let server = Server::new(context, allow_start_branch);
+pub async fn serve(context: Arc<Context>, offer: &Offer) -> Result<()> {
+    let server = Server::new(context, offer);
     let running = server
         .serve(rmcp::transport::stdio())
         .await
@@ -502,4 +363,35 @@ pub async fn serve(context: Arc<Context>, allow_start_branch: bool) -> Result<()
         .await
         .map_err(|e| CommandError::internal("the MCP server stopped").because(&e))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn every_tool() -> ToolRouter<Server> {
+        let mut router = Server::base_router();
+        router.merge(Toolset::All.router());
+        router
+    }
+
+    #[test]
+    fn every_tool_says_whether_it_reads_destroys_or_repeats() {
+        for tool in every_tool().list_all() {
+            let a = tool.annotations.as_ref().expect("annotations");
+            assert!(
+                a.read_only_hint.is_some()
+                    && a.destructive_hint.is_some()
+                    && a.idempotent_hint.is_some(),
+                "{} lacks a hint: {a:?}",
+                tool.name
+            );
+        }
+    }
+
+    #[test]
+    fn toolsets_do_not_share_tools() {
+        let total: usize = Toolset::EACH.iter().map(|s| s.router().map.len()).sum();
+        assert_eq!(total, Toolset::All.router().map.len());
+    }
 }

@@ -3,11 +3,13 @@
 use std::fmt::Write as _;
 
 use svc_protocol::branch::{BranchDiff, FileStatus, PatchOmitted};
-use svc_protocol::code::{EntryType, HistoryPage, TreePage};
+use svc_protocol::code::{Commit, EntryType, HistoryPage, TreePage};
 use time::format_description::well_known::Rfc3339;
 
 /// A NUL in the first 8,000 bytes makes a file binary, as git decides.
 const BINARY_PROBE: usize = 8000;
+/// A matching line is shown up to this many characters.
+const MATCH_CHARS: usize = 300;
 
 /// One line per entry, by path from the repo's root.
 pub fn tree(pages: &[TreePage], more: bool) -> String {
@@ -99,11 +101,26 @@ pub fn file(path: &str, bytes: &[u8], offset: usize, cap: usize) -> String {
 
 /// One line per commit, newest first, and how to go on.
 pub fn history(page: &HistoryPage) -> String {
+    let mut out = commits(&page.items);
+    if let Some(next) = &page.next {
+        let _ = writeln!(
+            out,
+            "(older commits: call history again with next = {next:?})"
+        );
+    }
+    if page.capped {
+        out.push_str("(the walk stopped at 10,000 commits from the ref)\n");
+    }
+    out
+}
+
+/// One line per commit: sha, date, author, title, and what svc knows of it.
+pub fn commits(items: &[Commit]) -> String {
     let mut out = String::new();
-    if page.items.is_empty() {
+    if items.is_empty() {
         out.push_str("No commits.\n");
     }
-    for commit in &page.items {
+    for commit in items {
         let date = commit
             .author
             .date
@@ -122,16 +139,27 @@ pub fn history(page: &HistoryPage) -> String {
         }
         out.push('\n');
     }
-    if let Some(next) = &page.next {
-        let _ = writeln!(
-            out,
-            "(older commits: call history again with next = {next:?})"
-        );
-    }
-    if page.capped {
-        out.push_str("(the walk stopped at 10,000 commits from the ref)\n");
-    }
     out
+}
+
+/// Adds `path:line: text` for each line of a text file that contains `needle` (already
+/// lowercased unless `case`); a binary file has none.
+pub fn matching_lines(path: &str, bytes: &[u8], needle: &str, case: bool, out: &mut Vec<String>) {
+    if bytes[..bytes.len().min(BINARY_PROBE)].contains(&0) {
+        return;
+    }
+    let text = String::from_utf8_lossy(bytes);
+    for (n, line) in text.lines().enumerate() {
+        let found = if case {
+            line.contains(needle)
+        } else {
+            line.to_lowercase().contains(needle)
+        };
+        if found {
+            let line: String = line.chars().take(MATCH_CHARS).collect();
+            out.push(format!("{path}:{}: {line}", n + 1));
+        }
+    }
 }
 
 /// A summary line per file, then the unified diff of every file that has a patch.
@@ -223,7 +251,26 @@ fn plural(n: u64, noun: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::file;
+    use super::{file, matching_lines};
+
+    #[test]
+    fn matching_lines_are_numbered_and_binary_files_skipped() {
+        let mut out = Vec::new();
+        matching_lines(
+            "a.rs",
+            b"fn Main() {}\nlet x = 1;\nmain();\n",
+            "main",
+            false,
+            &mut out,
+        );
+        assert_eq!(out, ["a.rs:1: fn Main() {}", "a.rs:3: main();"]);
+        out.clear();
+        matching_lines("a.rs", b"fn Main() {}\nmain();\n", "Main", true, &mut out);
+        assert_eq!(out, ["a.rs:1: fn Main() {}"]);
+        out.clear();
+        matching_lines("b.bin", b"main\0", "main", false, &mut out);
+        assert!(out.is_empty());
+    }
 
     #[test]
     fn whole_text_file_is_as_is() {

@@ -84,7 +84,7 @@ pub struct Spec {
     pub max_output_bytes: usize,
     pub max_run: Duration,
     /// The `svc` program, put first on the runner's PATH (as `/opt/svc/bin/svc` in the
-    /// sandbox) so it can serve itself svc's read tools with `svc mcp`.
+    /// sandbox) so it can serve itself svc's tools with `svc mcp`.
     pub tools: Option<PathBuf>,
 }
 

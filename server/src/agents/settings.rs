@@ -37,7 +37,7 @@ pub struct AgentsSettings {
     pub max_output_bytes: usize,
     /// Seconds a run may take before it is stopped as failed.
     pub max_run_seconds: u64,
-    /// The `svc` program runners get on their PATH (for `svc mcp`, svc's read tools)
+    /// The `svc` program runners get on their PATH (for `svc mcp`, svc's tools)
     /// [default: the `svc` beside the server's own program, when there is one].
     pub svc: Option<std::path::PathBuf>,
 }

@@ -51,6 +51,8 @@ mod import;
 mod issues;
 mod maintenance;
 mod mcp;
+mod mcp_clients;
+mod mcp_toolsets;
 mod merge_speed;
 mod meta_sync;
 mod monorepos;

@@ -12,7 +12,7 @@ use svc_tests::machine::Machine;
 use svc_tests::{KillOnDrop, expect_json};
 
 /// A running `svc mcp`: its stdin, and its stdout's lines from a reader thread.
-struct Mcp {
+pub(crate) struct Mcp {
     child: KillOnDrop,
     stdin: ChildStdin,
     lines: mpsc::Receiver<String>,
@@ -20,8 +20,14 @@ struct Mcp {
 }
 
 impl Mcp {
-    fn start(machine: &Machine, env: &[(&str, &str)]) -> Mcp {
+    pub(crate) fn start(machine: &Machine, env: &[(&str, &str)]) -> Mcp {
+        Mcp::start_with(machine, &[], env)
+    }
+
+    /// `svc mcp <args>`, initialized.
+    pub(crate) fn start_with(machine: &Machine, args: &[&str], env: &[(&str, &str)]) -> Mcp {
         let mut cmd = machine.svc(&["mcp"]);
+        cmd.args(args);
         cmd.envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -64,7 +70,14 @@ impl Mcp {
     }
 
     /// Sends a request and answers its `result`, insisting on one.
-    fn request(&mut self, method: &str, params: Value) -> Value {
+    pub(crate) fn request(&mut self, method: &str, params: Value) -> Value {
+        let message = self.exchange(method, params);
+        assert!(message["error"].is_null(), "{method}: {message}");
+        message["result"].clone()
+    }
+
+    /// Sends a request and answers the whole answer: its `result` or its `error`.
+    pub(crate) fn exchange(&mut self, method: &str, params: Value) -> Value {
         let id = self.next_id;
         self.next_id += 1;
         self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
@@ -76,13 +89,12 @@ impl Mcp {
             let message: Value = serde_json::from_str(&line)
                 .unwrap_or_else(|e| panic!("not JSON on stdout ({e}): {line}"));
             if message["id"] == json!(id) {
-                assert!(message["error"].is_null(), "{method}: {message}");
-                return message["result"].clone();
+                return message;
             }
         }
     }
 
-    fn tool_names(&mut self) -> Vec<String> {
+    pub(crate) fn tool_names(&mut self) -> Vec<String> {
         let list = self.request("tools/list", json!({}));
         list["tools"]
             .as_array()
@@ -93,7 +105,7 @@ impl Mcp {
     }
 
     /// Calls a tool; answers (is_error, the text of its content).
-    fn call(&mut self, name: &str, arguments: Value) -> (bool, String) {
+    pub(crate) fn call(&mut self, name: &str, arguments: Value) -> (bool, String) {
         let result = self.request("tools/call", json!({"name": name, "arguments": arguments}));
         let text = result["content"]
             .as_array()
@@ -106,7 +118,7 @@ impl Mcp {
     }
 
     /// Closes stdin, which ends the server, and insists it exits cleanly.
-    fn finish(self) {
+    pub(crate) fn finish(self) {
         let Mcp {
             mut child, stdin, ..
         } = self;
@@ -162,22 +174,21 @@ async fn an_agent_reads_the_monorepo_through_svc_mcp() {
         ("SVC_MONOREPO", "ann/mono"),
         ("SVC_AGENT_KIND", "task"),
     ];
-    let mut mcp = Mcp::start(&machine, &env);
-    let mut tools = mcp.tool_names();
-    tools.sort();
-    assert_eq!(
-        tools,
-        [
-            "branch_diff",
-            "branches",
-            "file",
-            "history",
-            "issue",
-            "issues",
-            "repos",
-            "tree"
-        ]
-    );
+    let mut mcp = Mcp::start_with(&machine, &["--read-only"], &env);
+    let tools = mcp.tool_names();
+    for read in [
+        "branch_diff",
+        "branches",
+        "file",
+        "history",
+        "issue",
+        "issues",
+        "repos",
+        "tree",
+    ] {
+        assert!(tools.contains(&read.to_owned()), "{read}: {tools:?}");
+    }
+    assert!(!tools.contains(&"start_branch".to_owned()), "{tools:?}");
 
     let (error, tree) = mcp.call("tree", json!({"repo": "app"}));
     assert!(!error, "{tree}");
