@@ -75,7 +75,7 @@ impl FromRequestParts<AppState> for MaybeUpgrade {
 
 /// The activity log, newest first by `(at, monorepo, seq)`; with `Upgrade: websocket`,
 /// the person's activity socket.
-#[utoipa::path(get, path = "/v1/events", tag = "events",
+#[utoipa::path(get, path = "/v1/events", operation_id = "listActivity", tag = "events",
     params(ActivityQuery),
     responses((status = 200, body = ActivityPage), (status = 101, description = "the person's activity socket"),
         (status = 400, body = ApiErrorBody), (status = 401, body = ApiErrorBody), (status = 403, body = ApiErrorBody, description = "bad_origin")))]

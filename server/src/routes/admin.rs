@@ -39,7 +39,7 @@ pub struct ListQuery {
 /// Makes an account (its email counts as verified: invites waiting for it become
 /// memberships) and answers a one-time sign-in link, valid 7 days, where the person
 /// sets a password. `admin: true` makes a site admin.
-#[utoipa::path(post, path = "/v1/admin/users", tag = "admin", request_body = AdminCreateUser,
+#[utoipa::path(post, path = "/v1/admin/users", operation_id = "createUser", tag = "admin", request_body = AdminCreateUser,
     responses(
         (status = 201, body = AdminUserCreated, description = "made; the link is shown this once"),
         (status = 400, body = ApiErrorBody, description = "`bad_email`, `bad_login`, `reserved_name` or `bad_request` (the name)"),
@@ -75,7 +75,7 @@ pub async fn create(
 }
 
 /// Every person on the server, by login.
-#[utoipa::path(get, path = "/v1/admin/users", tag = "admin", params(ListQuery),
+#[utoipa::path(get, path = "/v1/admin/users", operation_id = "listUsers", tag = "admin", params(ListQuery),
     responses(
         (status = 200, body = AdminUserList, description = "a page of people"),
         (status = 400, body = ApiErrorBody, description = "`bad_request`: a limit out of range, or an empty cursor"),
@@ -107,7 +107,7 @@ pub async fn list(
 /// Disables a person: their every credential and session ends at once (on every
 /// server within seconds), their sockets close, and no sign-in of theirs works until
 /// they are enabled again.
-#[utoipa::path(post, path = "/v1/admin/users/{login}/disable", tag = "admin", params(AdminUserPath),
+#[utoipa::path(post, path = "/v1/admin/users/{login}/disable", operation_id = "disableUser", tag = "admin", params(AdminUserPath),
     responses(
         (status = 200, body = AdminUser, description = "disabled (or already was)"),
         (status = 400, body = ApiErrorBody, description = "`bad_request`: an admin cannot disable themselves"),
@@ -137,7 +137,7 @@ pub async fn disable(
 
 /// Lets a disabled person sign in again (they sign in afresh: nothing they held before
 /// comes back).
-#[utoipa::path(post, path = "/v1/admin/users/{login}/enable", tag = "admin", params(AdminUserPath),
+#[utoipa::path(post, path = "/v1/admin/users/{login}/enable", operation_id = "enableUser", tag = "admin", params(AdminUserPath),
     responses(
         (status = 200, body = AdminUser, description = "enabled (or already was)"),
         (status = 401, body = ApiErrorBody, description = "no valid credential"),

@@ -32,7 +32,7 @@ const LIST_MAX: i64 = 100;
 
 /// The models a session may use here (the server's `[[agents.models]]`), the default
 /// first. Empty when the server runs no coding agents.
-#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/agent-models", tag = "agents",
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/agent-models", operation_id = "agentModels", tag = "agents",
     params(MonorepoPath),
     responses((status = 200, body = AgentModelList), (status = 404, body = ApiErrorBody)))]
 pub async fn models(
@@ -51,7 +51,7 @@ pub async fn models(
 /// when it exists): a `cloud-` credential for its run, a checkout through the git door,
 /// the runner with the prompt. Answers `running`, or `failed` with the reason it could
 /// not start (its credential revoked).
-#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/agents", tag = "agents",
+#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/agents", operation_id = "launchAgent", tag = "agents",
     params(MonorepoPath), request_body = NewSession,
     responses((status = 201, body = Session),
         (status = 400, body = ApiErrorBody, description = "branch_required, bad_branch_name, bad_request"),
@@ -104,7 +104,7 @@ pub async fn launch(
 /// Launches a session told an issue's title, body and comments (and `prompt`), on a
 /// branch named from the issue (`issue-<number>-<slug>`, or `branch`) off main, titled as
 /// the issue and linked to it so that merging the branch closes the issue.
-#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/issues/{number}/agent", tag = "agents",
+#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/issues/{number}/agent", operation_id = "addressIssueWithAgent", tag = "agents",
     params(IssuePath), request_body = IssueAgent,
     responses((status = 201, body = Session), (status = 400, body = ApiErrorBody),
         (status = 403, body = ApiErrorBody, description = "an agent session's credential starts no session"),
@@ -162,7 +162,7 @@ pub async fn address_issue(
 /// in its sandbox and posts a review (a comment or a change request). Its credential
 /// reads the repo and posts reviews on that branch only: the server refuses its pushes,
 /// approvals, merges and issue comments.
-#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/review-agent",
+#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/review-agent", operation_id = "reviewWithAgent",
     tag = "agents", params(BranchPath), request_body = ReviewAgent,
     responses((status = 201, body = Session), (status = 400, body = ApiErrorBody),
         (status = 403, body = ApiErrorBody, description = "an agent session's credential starts no session"),
@@ -213,7 +213,7 @@ pub async fn review(
 /// mcp`) with the caller's access and no checkout, and starts its own branch
 /// `assistant/<suffix>` when asked for a change. The chat is the caller's alone. A later
 /// message goes through sendAgent.
-#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/chats", tag = "agents",
+#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/chats", operation_id = "newChat", tag = "agents",
     params(MonorepoPath), request_body = NewChat,
     responses((status = 201, body = Session), (status = 400, body = ApiErrorBody),
         (status = 403, body = ApiErrorBody, description = "an agent session's credential starts no session"),
@@ -257,7 +257,7 @@ pub struct ListQuery {
 }
 
 /// The monorepo's task and review sessions, newest first (chats are not listed).
-#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/agents", tag = "agents",
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/agents", operation_id = "listAgents", tag = "agents",
     params(MonorepoPath, ListQuery),
     responses((status = 200, body = SessionList), (status = 400, body = ApiErrorBody),
         (status = 404, body = ApiErrorBody)))]
@@ -278,7 +278,7 @@ pub async fn list(
 }
 
 /// The caller's chats in the monorepo, newest first.
-#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/chats", tag = "agents",
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/chats", operation_id = "listChats", tag = "agents",
     params(MonorepoPath, ListQuery),
     responses((status = 200, body = SessionList), (status = 400, body = ApiErrorBody),
         (status = 404, body = ApiErrorBody)))]
@@ -299,7 +299,7 @@ pub async fn list_chats(
 }
 
 /// One session.
-#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/agents/{id}", tag = "agents",
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/agents/{id}", operation_id = "getAgent", tag = "agents",
     params(AgentPath),
     responses((status = 200, body = Session), (status = 404, body = ApiErrorBody)))]
 pub async fn get(
@@ -325,7 +325,7 @@ pub struct TranscriptQuery {
 
 /// The transcript, oldest first: messages with parts (text, thinking, tool-call,
 /// tool-result).
-#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/agents/{id}/transcript", tag = "agents",
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/agents/{id}/transcript", operation_id = "agentTranscript", tag = "agents",
     params(AgentPath, TranscriptQuery),
     responses((status = 200, body = Transcript), (status = 400, body = ApiErrorBody),
         (status = 404, body = ApiErrorBody)))]
@@ -347,7 +347,7 @@ pub async fn transcript(
 
 /// A follow-up, from the launcher only. Taken after the current run when one is going;
 /// otherwise it runs the session again, told the transcript so far.
-#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/agents/{id}/messages", tag = "agents",
+#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/agents/{id}/messages", operation_id = "sendAgent", tag = "agents",
     params(AgentPath), request_body = FollowUp,
     responses((status = 202, body = Session), (status = 400, body = ApiErrorBody),
         (status = 403, body = ApiErrorBody, description = "not_launcher; or an agent session's credential (forbidden)"),
@@ -395,7 +395,7 @@ pub async fn send(
 /// Stops the run going (the launcher or an owner): its process group is killed and its
 /// sandbox goes; the transcript and the branch stay. A session with no run going is
 /// answered as it is.
-#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/agents/{id}/stop", tag = "agents",
+#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/agents/{id}/stop", operation_id = "stopAgent", tag = "agents",
     params(AgentPath),
     responses((status = 200, body = Session),
         (status = 403, body = ApiErrorBody, description = "neither its launcher nor an owner; or an agent session's credential"),
@@ -431,7 +431,7 @@ pub async fn stop(
 /// The live transcript over a WebSocket: `{type: "messages", from, messages}` frames,
 /// the first from 0, later ones appending; closed (1000) once the run is over. The
 /// session's state comes as `agent.updated` on the event socket.
-#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/agents/{id}/live", tag = "agents",
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/agents/{id}/live", operation_id = "agentLive", tag = "agents",
     params(AgentPath),
     responses((status = 101, description = "WebSocket of LiveFrame"),
         (status = 400, body = ApiErrorBody, description = "not a WebSocket upgrade"),

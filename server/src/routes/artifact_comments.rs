@@ -39,7 +39,7 @@ fn bad(message: impl Into<String>) -> ApiError {
 /// Starts a thread (on an `anchor`, a `quote` or the whole artifact) or replies in one
 /// (`in_reply_to`). `@login` mentions of members are recorded. With an
 /// `Idempotency-Key`, a retry answers the first comment (200, `Svc-Replayed: true`).
-#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/artifacts/{name}/comments", tag = "artifacts",
+#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/artifacts/{name}/comments", operation_id = "addArtifactComment", tag = "artifacts",
     params(ArtifactPath, ("Idempotency-Key" = Option<String>, Header, description = "Retries with this key answer the first comment")),
     request_body = NewArtifactComment,
     responses((status = 201, body = ArtifactComment), (status = 200, body = ArtifactComment, description = "a replay of an Idempotency-Key"),
@@ -207,7 +207,7 @@ pub async fn add(
 }
 
 /// One comment, whole.
-#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/artifact-comments/{id}", tag = "artifacts",
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/artifact-comments/{id}", operation_id = "getArtifactComment", tag = "artifacts",
     params(ArtifactCommentPath),
     responses((status = 200, body = ArtifactComment), (status = 404, body = ApiErrorBody)))]
 pub async fn get(
@@ -222,7 +222,7 @@ pub async fn get(
 
 /// Edits your own comment's body (`base_version` stale: 409 `edited` with `current`), or
 /// sets a thread's state (any member; answers the thread's root).
-#[utoipa::path(patch, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/artifact-comments/{id}", tag = "artifacts",
+#[utoipa::path(patch, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/artifact-comments/{id}", operation_id = "updateArtifactComment", tag = "artifacts",
     params(ArtifactCommentPath), request_body = ArtifactCommentUpdate,
     responses((status = 200, body = ArtifactComment, description = "the comment, or the thread's root for a state"),
         (status = 400, body = ApiErrorBody, description = "bad_request, too_many_mentions"),
@@ -316,7 +316,7 @@ pub async fn update(
 
 /// Deletes your own comment. A root with replies keeps its place with a null body and
 /// goes with its last reply.
-#[utoipa::path(delete, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/artifact-comments/{id}", tag = "artifacts",
+#[utoipa::path(delete, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/artifact-comments/{id}", operation_id = "deleteArtifactComment", tag = "artifacts",
     params(ArtifactCommentPath),
     responses((status = 204, description = "deleted"),
         (status = 403, body = ApiErrorBody, description = "not_author"),
@@ -384,7 +384,7 @@ pub async fn delete(
 
 /// The threads on every version of one artifact: roots oldest first, each with its
 /// replies.
-#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/artifacts/{name}/threads", tag = "artifacts",
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/artifacts/{name}/threads", operation_id = "listArtifactThreads", tag = "artifacts",
     params(ArtifactPath),
     responses((status = 200, body = ArtifactThreadList), (status = 404, body = ApiErrorBody)))]
 pub async fn list(
@@ -402,7 +402,7 @@ pub async fn list(
 
 /// The threads on every artifact of the branch: roots oldest first, each with its
 /// replies and its artifact's name.
-#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/artifact-threads", tag = "artifacts",
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/artifact-threads", operation_id = "listBranchArtifactThreads", tag = "artifacts",
     params(BranchPath),
     responses((status = 200, body = ArtifactThreadList), (status = 404, body = ApiErrorBody)))]
 pub async fn branch(

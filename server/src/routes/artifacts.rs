@@ -42,7 +42,7 @@ fn actor(caller: &Caller, agent: Option<String>) -> Actor {
 
 /// Uploads an artifact, or the next version of the one of that name (any member).
 /// Multipart: one `file` field and one `image` field per image the document uses.
-#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/artifacts", tag = "artifacts",
+#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/artifacts", operation_id = "addArtifact", tag = "artifacts",
     params(BranchPath),
     request_body(content_type = "multipart/form-data", description = "`file`: the document (.md, .markdown, .html, .htm) or image (.png, .jpg, .jpeg, .gif, .webp, .svg), its file name the artifact's; `image`: each image the document uses, its file name its path from the document. 10 MiB in all, a document 1.5 MiB, 20 files."),
     responses((status = 201, body = Artifact, description = "the artifact with its versions"),
@@ -186,7 +186,7 @@ pub async fn add(
 }
 
 /// The branch's artifacts, newest first, each with its newest version.
-#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/artifacts", tag = "artifacts",
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/artifacts", operation_id = "listArtifacts", tag = "artifacts",
     params(BranchPath),
     responses((status = 200, body = ArtifactList), (status = 404, body = ApiErrorBody)))]
 pub async fn list(
@@ -207,7 +207,7 @@ pub async fn list(
 }
 
 /// One artifact with every version, oldest first.
-#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/artifacts/{name}", tag = "artifacts",
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/artifacts/{name}", operation_id = "getArtifact", tag = "artifacts",
     params(ArtifactPath),
     responses((status = 200, body = Artifact), (status = 404, body = ApiErrorBody)))]
 pub async fn get(
@@ -222,7 +222,7 @@ pub async fn get(
 }
 
 /// Deletes an artifact (any member): every version, its bytes and its comments.
-#[utoipa::path(delete, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/artifacts/{name}", tag = "artifacts",
+#[utoipa::path(delete, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/artifacts/{name}", operation_id = "deleteArtifact", tag = "artifacts",
     params(ArtifactPath),
     responses((status = 204, description = "deleted"), (status = 404, body = ApiErrorBody)))]
 pub async fn delete(
@@ -267,7 +267,7 @@ fn sandboxed(content_type: &str, sha256: &str, bytes: Vec<u8>) -> Response {
 /// One file of a version: its type from its extension, under
 /// `Content-Security-Policy: sandbox; default-src 'none'; frame-ancestors 'none'` and
 /// `X-Content-Type-Options: nosniff`, with `X-Svc-Sha256`.
-#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/artifacts/{name}/versions/{n}/files/{file}", tag = "artifacts",
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/artifacts/{name}/versions/{n}/files/{file}", operation_id = "getArtifactFile", tag = "artifacts",
     params(ArtifactFilePath),
     responses((status = 200, description = "the file's bytes",
             headers(("Content-Security-Policy" = String, description = "sandbox; default-src 'none'; frame-ancestors 'none'"),
@@ -291,7 +291,7 @@ pub async fn file(
 /// A version's document with each image it names from its own files as a `data:`
 /// address (Markdown rendered to HTML: CommonMark with tables), under the same sandbox
 /// policy; an image artifact answers its image.
-#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/artifacts/{name}/versions/{n}/document", tag = "artifacts",
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/artifacts/{name}/versions/{n}/document", operation_id = "getArtifactDocument", tag = "artifacts",
     params(ArtifactVersionPath),
     responses((status = 200, description = "the document as HTML, or the image", content_type = "text/html",
             headers(("Content-Security-Policy" = String, description = "sandbox; default-src 'none'; frame-ancestors 'none'"))),

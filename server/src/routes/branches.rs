@@ -123,7 +123,7 @@ pub fn parse_cursor(cursor: &str) -> ApiResult<After> {
 /// name), from stored facts; at most 25 stale rows are computed before answering, while
 /// that takes less than `[facts] list_budget_ms` (100) in all: the others answer
 /// `stale` and follow in the background (`branch.updated`).
-#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches", tag = "branches",
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches", operation_id = "listBranches", tag = "branches",
     params(RepoPath, ListQuery),
     responses((status = 200, body = BranchList), (status = 400, body = ApiErrorBody), (status = 404, body = ApiErrorBody)))]
 pub async fn list(
@@ -195,7 +195,7 @@ pub struct GetQuery {
 
 /// One branch as in the list; facts are computed when stale for over 30 s, or with
 /// `fresh=1`.
-#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}", tag = "branches",
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}", operation_id = "getBranch", tag = "branches",
     params(BranchPath, GetQuery),
     responses((status = 200, body = Branch), (status = 404, body = ApiErrorBody)))]
 pub async fn get(
@@ -245,7 +245,7 @@ fn check_text(title: Option<&str>, description: Option<&str>) -> ApiResult<()> {
 
 /// Points a new branch at `from` (default: main's head) with no new commit; the caller
 /// is its author. Facts follow (`stale: true` until then).
-#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches", tag = "branches",
+#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches", operation_id = "createBranch", tag = "branches",
     request_body = CreateBranch,
     params(RepoPath),
     responses((status = 201, body = Branch), (status = 400, body = ApiErrorBody), (status = 404, body = ApiErrorBody),
@@ -311,7 +311,7 @@ pub async fn create(
 }
 
 /// Sets the title and description (the merge commit's message); `null` clears.
-#[utoipa::path(patch, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}", tag = "branches",
+#[utoipa::path(patch, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}", operation_id = "updateBranch", tag = "branches",
     request_body = UpdateBranch,
     params(BranchPath),
     responses((status = 200, body = Branch), (status = 400, body = ApiErrorBody), (status = 404, body = ApiErrorBody)))]
@@ -351,7 +351,7 @@ pub async fn update(
 }
 
 /// Deletes the branch's ref (not the default branch's); `branch.deleted` follows.
-#[utoipa::path(delete, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}", tag = "branches",
+#[utoipa::path(delete, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}", operation_id = "deleteBranch", tag = "branches",
     params(BranchPath),
     responses((status = 204), (status = 404, body = ApiErrorBody),
         (status = 422, body = ApiErrorBody, description = "default_branch")))]
@@ -408,7 +408,7 @@ pub struct CommitsQuery {
 
 /// The branch's own commits (those `ahead` counts), newest first, each before its
 /// parents, with trailers.
-#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/commits", tag = "branches",
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/commits", operation_id = "branchCommits", tag = "branches",
     params(BranchPath, CommitsQuery),
     responses((status = 200, body = BranchCommits), (status = 400, body = ApiErrorBody), (status = 404, body = ApiErrorBody)))]
 pub async fn commits(

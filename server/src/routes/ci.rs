@@ -40,7 +40,7 @@ fn connection_view(config: &Config, c: &ConnectionRow) -> CiConnection {
 
 /// Connects the monorepo to a CI organization (owners; one per organization). The
 /// answer alone carries the `webhook_token` to set in the service's webhook.
-#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/ci/connections", tag = "ci",
+#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/ci/connections", operation_id = "createCiConnection", tag = "ci",
     params(MonorepoPath), request_body = CreateCiConnection,
     responses((status = 201, body = CreatedCiConnection), (status = 400, body = ApiErrorBody, description = "bad_request, ci_not_configured"),
         (status = 403, body = ApiErrorBody, description = "not an owner"), (status = 404, body = ApiErrorBody),
@@ -103,7 +103,7 @@ pub async fn connect(
 
 /// Disconnects (owners): the connection's builds and jobs go, its checks stay, its
 /// webhook URL answers 404.
-#[utoipa::path(delete, path = "/v1/monorepos/{owner}/{monorepo}/ci/connections/{id}", tag = "ci",
+#[utoipa::path(delete, path = "/v1/monorepos/{owner}/{monorepo}/ci/connections/{id}", operation_id = "deleteCiConnection", tag = "ci",
     params(CiItemPath),
     responses((status = 204, description = "disconnected"), (status = 403, body = ApiErrorBody, description = "not an owner"),
         (status = 404, body = ApiErrorBody)))]
@@ -137,7 +137,7 @@ pub async fn disconnect(
 
 /// The top of the CI tab: the services this server speaks, the connections, the
 /// pipelines builds came from, and each repo's required checks.
-#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/ci", tag = "ci",
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/ci", operation_id = "getCi", tag = "ci",
     params(MonorepoPath),
     responses((status = 200, body = CiOverview), (status = 404, body = ApiErrorBody)))]
 pub async fn overview(
@@ -206,7 +206,7 @@ pub struct BuildsQuery {
 
 /// The monorepo's builds, newest first, 30 a page; `?pipeline=<slug>&number=<n>` finds
 /// one.
-#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/ci/builds", tag = "ci",
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/ci/builds", operation_id = "listCiBuilds", tag = "ci",
     params(MonorepoPath, BuildsQuery),
     responses((status = 200, body = CiBuildList), (status = 400, body = ApiErrorBody), (status = 404, body = ApiErrorBody)))]
 pub async fn builds(
@@ -259,7 +259,7 @@ pub async fn builds(
 }
 
 /// One build with its jobs.
-#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/ci/builds/{id}", tag = "ci",
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/ci/builds/{id}", operation_id = "getCiBuild", tag = "ci",
     params(CiItemPath),
     responses((status = 200, body = CiBuild), (status = 404, body = ApiErrorBody)))]
 pub async fn build(
@@ -298,7 +298,7 @@ fn pick(all: Vec<ConnectionRow>, named: Option<&str>) -> ApiResult<ConnectionRow
 
 /// The pipeline's configuration as the service keeps it (read at most every 5 minutes;
 /// when a read fails, the last copy with `configuration_error`) and its newest builds.
-#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/ci/pipelines/{pipeline}", tag = "ci",
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/ci/pipelines/{pipeline}", operation_id = "getCiPipeline", tag = "ci",
     params(CiPipelinePath, StartQuery),
     responses((status = 200, body = CiPipelineDetail),
         (status = 400, body = ApiErrorBody, description = "bad_request (several connections and no ?connection=), ci_not_configured"),
@@ -367,7 +367,7 @@ pub struct StartQuery {
 /// Starts a build of a branch's head as stored (any member), with the commit's title as
 /// its message and the environment of a push delivery (a fresh read token and status
 /// token); the build is recorded at once.
-#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/ci/pipelines/{pipeline}/builds", tag = "ci",
+#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/ci/pipelines/{pipeline}/builds", operation_id = "startCiBuild", tag = "ci",
     params(CiPipelinePath, StartQuery), request_body = StartCiBuild,
     responses((status = 201, body = CiBuild), (status = 400, body = ApiErrorBody, description = "bad_request, ci_not_configured"),
         (status = 404, body = ApiErrorBody, description = "no such connection, repo or branch"),

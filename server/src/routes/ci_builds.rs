@@ -49,7 +49,7 @@ async fn view(state: &AppState, connection: &str, id: &str) -> ApiResult<CiBuild
 
 /// A new build of the same commit and branch, with fresh tokens and
 /// `meta_data.svc_rebuild_of`. Needs a member's credential holding `write_builds`.
-#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/ci/builds/{id}/rebuild", tag = "ci",
+#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/ci/builds/{id}/rebuild", operation_id = "rebuildCiBuild", tag = "ci",
     params(CiItemPath),
     responses((status = 201, body = CiBuild, description = "the new build"),
         (status = 400, body = ApiErrorBody, description = "ci_not_configured, or a build of no known repo or commit"),
@@ -104,7 +104,7 @@ pub async fn rebuild(
 
 /// Cancels a build on the service and records what it answered. 409 `ci_finished` when
 /// the build has finished. Needs `write_builds`.
-#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/ci/builds/{id}/cancel", tag = "ci",
+#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/ci/builds/{id}/cancel", operation_id = "cancelCiBuild", tag = "ci",
     params(CiItemPath),
     responses((status = 200, body = CiBuild, description = "the build as the service answered"),
         (status = 400, body = ApiErrorBody, description = "ci_not_configured"),
@@ -161,7 +161,7 @@ pub async fn cancel(
 
 /// Reruns a job on the service with the build's original environment; the new job is
 /// recorded at once and the build's check goes back to pending. Needs `write_builds`.
-#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/ci/builds/{id}/jobs/{job}/retry", tag = "ci",
+#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/ci/builds/{id}/jobs/{job}/retry", operation_id = "retryCiJob", tag = "ci",
     params(CiJobPath),
     responses((status = 201, body = CiJob, description = "the new job"),
         (status = 400, body = ApiErrorBody, description = "ci_not_configured"),
@@ -190,7 +190,7 @@ pub async fn retry(
 
 /// The last 1 MiB of a job's log, raw (escape codes kept), as `text/plain`;
 /// `X-Ci-Log-Size` is the whole log's size. Immutable once the job has finished.
-#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/ci/builds/{id}/jobs/{job}/log", tag = "ci",
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/ci/builds/{id}/jobs/{job}/log", operation_id = "getCiJobLog", tag = "ci",
     params(CiJobPath),
     responses((status = 200, description = "the log's tail", content_type = "text/plain",
             headers(("X-Ci-Log-Size" = u64, description = "the whole log's size in bytes"))),
@@ -243,7 +243,7 @@ fn time(v: &Value) -> Option<time::OffsetDateTime> {
 }
 
 /// The first 100 annotations of a build, read from the service.
-#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/ci/builds/{id}/annotations", tag = "ci",
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/ci/builds/{id}/annotations", operation_id = "listCiAnnotations", tag = "ci",
     params(CiItemPath),
     responses((status = 200, body = CiAnnotationList),
         (status = 400, body = ApiErrorBody, description = "ci_not_configured"),
@@ -280,7 +280,7 @@ pub async fn annotations(
 
 /// The first 100 artifacts of a build, read from the service, each with svc's download
 /// link.
-#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/ci/builds/{id}/artifacts", tag = "ci",
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/ci/builds/{id}/artifacts", operation_id = "listCiArtifacts", tag = "ci",
     params(CiItemPath),
     responses((status = 200, body = CiArtifactList),
         (status = 400, body = ApiErrorBody, description = "ci_not_configured"),
@@ -341,7 +341,7 @@ async fn listed_artifacts(
 
 /// 302 to the service's own download URL for an artifact of this build (valid about 60
 /// seconds); an artifact of another build is not found.
-#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/ci/builds/{id}/artifacts/{artifact}/download", tag = "ci",
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/ci/builds/{id}/artifacts/{artifact}/download", operation_id = "downloadCiArtifact", tag = "ci",
     params(CiArtifactPath),
     responses((status = 302, description = "to the service's short-lived download URL",
             headers(("Location" = String, description = "the download URL"))),

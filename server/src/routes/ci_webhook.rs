@@ -40,9 +40,9 @@ fn too_large() -> ApiError {
 /// `<t>.<body>`, refused when over 5 minutes off; else `X-Ci-Token` / `X-Buildkite-Token`
 /// is the token itself. Build, job and the build's commit status are written with their
 /// events before the answer; a state never moves back.
-#[utoipa::path(post, path = "/v1/ci/webhooks/{connection_id}", tag = "ci",
+#[utoipa::path(post, path = "/v1/ci/webhooks/{connection_id}", operation_id = "receiveCiWebhook", tag = "ci",
     params(CiWebhookPath),
-    security(()),
+    security(("ciWebhookToken" = []), ("ciWebhookSignature" = [])),
     request_body(content = Object, content_type = "application/json"),
     responses((status = 200, description = "taken"), (status = 400, body = ApiErrorBody),
         (status = 401, body = ApiErrorBody, description = "a signature or token that does not match, or a stale timestamp"),

@@ -88,7 +88,7 @@ async fn with_repo<T: Send + 'static>(
 }
 
 /// A folder at a ref: folders first, then by name; 1,000 entries a page.
-#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/tree", tag = "code",
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/tree", operation_id = "getTree", tag = "code",
     params(RepoPath, CodeQuery),
     responses((status = 200, body = TreePage), (status = 404, body = ApiErrorBody)))]
 pub async fn tree(
@@ -112,7 +112,7 @@ pub async fn tree(
 /// One file's bytes at a ref; its `ETag` is the blob id. Under
 /// `Content-Security-Policy: sandbox; default-src 'none'; frame-ancestors 'none'` and
 /// `X-Content-Type-Options: nosniff`, as every raw file.
-#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/file", tag = "code",
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/file", operation_id = "getFile", tag = "code",
     params(RepoPath, CodeQuery),
     responses((status = 200, description = "the file's bytes", content_type = "application/octet-stream",
             headers(("Content-Security-Policy" = String, description = "sandbox; default-src 'none'; frame-ancestors 'none'"),
@@ -166,7 +166,7 @@ fn blob_response(headers: &HeaderMap, blob: ObjectId, bytes: Vec<u8>) -> Respons
 }
 
 /// Commits that changed a path, newest first, first-parent, paged; capped at 10,000.
-#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/history", tag = "code",
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/history", operation_id = "getHistory", tag = "code",
     params(RepoPath, CodeQuery),
     responses((status = 200, body = HistoryPage), (status = 400, body = ApiErrorBody), (status = 404, body = ApiErrorBody)))]
 pub async fn history(
@@ -196,7 +196,7 @@ pub async fn history(
 
 /// The last commit that changed each entry of a folder, in one walk. A walk that runs
 /// long answers `complete: false` with `retry_after_ms`, and goes on in the background.
-#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/last-commits", tag = "code",
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/last-commits", operation_id = "getLastCommits", tag = "code",
     params(RepoPath, CodeQuery),
     responses((status = 200, body = LastCommits), (status = 404, body = ApiErrorBody)))]
 pub async fn last_commits(
@@ -221,7 +221,7 @@ pub async fn last_commits(
 }
 
 /// One commit, with its trailers.
-#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/commits/{sha}", tag = "code",
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/commits/{sha}", operation_id = "getCommit", tag = "code",
     params(CommitPath),
     responses((status = 200, body = Commit), (status = 404, body = ApiErrorBody)))]
 pub async fn commit(

@@ -20,7 +20,7 @@ use crate::store::{credentials, now_ms, time_of};
 const MAX_EXPIRES_IN: u64 = 10 * 365 * 24 * 3600;
 
 /// The caller's credentials, newest first.
-#[utoipa::path(get, path = "/v1/user/credentials", tag = "credentials",
+#[utoipa::path(get, path = "/v1/user/credentials", operation_id = "listCredentials", tag = "credentials",
     responses((status = 200, body = CredentialList), (status = 401, body = ApiErrorBody)))]
 pub async fn list(
     State(state): State<AppState>,
@@ -46,7 +46,7 @@ pub async fn list(
 }
 
 /// Makes a further credential (a machine or a sandbox); its token is shown once.
-#[utoipa::path(post, path = "/v1/user/credentials", tag = "credentials", request_body = CreateCredential,
+#[utoipa::path(post, path = "/v1/user/credentials", operation_id = "createCredential", tag = "credentials", request_body = CreateCredential,
     responses((status = 201, body = NewCredential), (status = 400, body = ApiErrorBody), (status = 401, body = ApiErrorBody)))]
 pub async fn create(
     State(state): State<AppState>,
@@ -103,7 +103,7 @@ pub async fn create(
 
 /// Revokes one of the caller's credentials; it fails from its next request on, and its
 /// open sockets send nothing more and close with 4403.
-#[utoipa::path(delete, path = "/v1/user/credentials/{id}", tag = "credentials",
+#[utoipa::path(delete, path = "/v1/user/credentials/{id}", operation_id = "revokeCredential", tag = "credentials",
     params(CredentialPath),
     responses((status = 204), (status = 401, body = ApiErrorBody), (status = 404, body = ApiErrorBody)))]
 pub async fn revoke(

@@ -52,7 +52,7 @@ fn unprocessable(message: String) -> ApiError {
 /// Records a deployment (any member). `sha` defaults to the release's commit, else
 /// main's head; `release`, a published release's tag, defaults to the newest published
 /// release at `sha`.
-#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/deployments", tag = "releases",
+#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/deployments", operation_id = "createDeployment", tag = "releases",
     params(RepoPath), request_body = CreateDeployment,
     responses((status = 201, body = Deployment), (status = 400, body = ApiErrorBody), (status = 404, body = ApiErrorBody),
         (status = 422, body = ApiErrorBody, description = "an unknown commit or release")))]
@@ -135,7 +135,7 @@ pub async fn create(
 }
 
 /// Deployments newest first, 30 a page.
-#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/deployments", tag = "releases",
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/deployments", operation_id = "listDeployments", tag = "releases",
     params(RepoPath, DeploymentsQuery),
     responses((status = 200, body = DeploymentList), (status = 400, body = ApiErrorBody), (status = 404, body = ApiErrorBody)))]
 pub async fn list(

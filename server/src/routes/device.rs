@@ -28,7 +28,7 @@ fn poll_refusal(code: ErrorCode, message: &str) -> ApiError {
 }
 
 /// Starts a device flow. The body (optional: none, or `null`) may name the machine.
-#[utoipa::path(post, path = "/v1/login/device", tag = "login", security(()),
+#[utoipa::path(post, path = "/v1/login/device", operation_id = "startDeviceLogin", tag = "login", security(()),
     request_body(content = Option<DeviceStart>, description = "optional: may name the machine"),
     responses((status = 200, body = DeviceCode), (status = 400, body = ApiErrorBody)))]
 pub async fn start(State(state): State<AppState>, body: Bytes) -> ApiResult<Json<DeviceCode>> {
@@ -80,7 +80,7 @@ pub async fn start(State(state): State<AppState>, body: Bytes) -> ApiResult<Json
 /// Polled with the device code until the person decides. 400 codes:
 /// `authorization_pending`, `slow_down` (add 5 s to the interval), `expired_token`,
 /// `access_denied`.
-#[utoipa::path(post, path = "/v1/login/token", tag = "login", security(()),
+#[utoipa::path(post, path = "/v1/login/token", operation_id = "pollDeviceLogin", tag = "login", security(()),
     request_body = DeviceTokenRequest,
     responses((status = 200, body = UserWithCredential, description = "approved: the person and the machine's credential"),
         (status = 400, body = ApiErrorBody, description = "`authorization_pending`, `slow_down`, `expired_token`, `access_denied` or `invalid_grant`"),
@@ -157,7 +157,7 @@ pub async fn poll(
 }
 
 /// Approves or denies a code, by a signed-in person (the `/login/device` page uses it).
-#[utoipa::path(post, path = "/v1/login/device/approve", tag = "login", request_body = DeviceApprove,
+#[utoipa::path(post, path = "/v1/login/device/approve", operation_id = "approveDeviceLogin", tag = "login", request_body = DeviceApprove,
     responses(
         (status = 200, body = DeviceDecision),
         (status = 400, body = ApiErrorBody), (status = 401, body = ApiErrorBody),

@@ -63,7 +63,7 @@ pub struct DiffQuery {
 ///
 /// A merged branch's is what its merge brought in: from the merge's first parent to the
 /// merge commit.
-#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/diff", tag = "branches",
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/diff", operation_id = "branchDiff", tag = "branches",
     params(BranchPath, DiffQuery),
     responses((status = 200, body = BranchDiff, description = "JSON; with stream=1, application/x-ndjson BranchDiffLine lines"),
         (status = 304, description = "If-None-Match matched the two shas"), (status = 404, body = ApiErrorBody),

@@ -9,7 +9,9 @@ const METHODS: [&str; 8] = [
     "get", "put", "post", "delete", "options", "head", "patch", "trace",
 ];
 
-/// Adds to each operation the shared statuses it can answer and does not list yet.
+/// Adds to each operation the shared statuses it can answer and does not list yet, and
+/// gives each response that a route lists without words a description (OpenAPI requires
+/// one): the shared meaning of an error status, else the status's reason phrase.
 pub fn complete(doc: &mut Value) {
     let Some(paths) = doc.get_mut("paths").and_then(Value::as_object_mut) else {
         return;
@@ -17,9 +19,11 @@ pub fn complete(doc: &mut Value) {
     for (path, item) in paths.iter_mut() {
         for method in METHODS {
             if let Some(op) = item.get_mut(method) {
-                for (status, why) in shared_statuses(path, method, op) {
+                let shared = shared_statuses(path, method, op);
+                for &(status, why) in &shared {
                     add_response(op, status, why);
                 }
+                describe(op, &shared);
             }
         }
     }
@@ -38,14 +42,19 @@ fn shared_statuses(path: &str, method: &str, op: &Value) -> Vec<(&'static str, &
             "bad_request: a path, query or body that does not parse or is out of range",
         ));
     }
-    // Public operations say `security: [{}]`; the others need a credential.
-    let public = op["security"].as_array().is_some_and(|s| {
+    // Public operations say `security: [{}]`; the others need a credential, and a write
+    // that takes the session cookie also needs the page's own `Origin`.
+    let requirements = op["security"].as_array();
+    let public = requirements.is_some_and(|s| {
         s.iter()
             .any(|r| r.as_object().is_some_and(|r| r.is_empty()))
     });
+    // Without its own `security`, an operation takes the document's: credential or session.
+    let takes_session =
+        requirements.is_none_or(|s| s.iter().any(|r| r.get(super::SESSION).is_some()));
     if !public {
         out.push(("401", "unauthorized: no valid credential"));
-        if !matches!(method, "get" | "head") {
+        if takes_session && !matches!(method, "get" | "head") {
             out.push((
                 "403",
                 "bad_origin: a session-cookie write from a page of another origin",
@@ -99,6 +108,56 @@ fn add_response(op: &mut Value, status: &str, description: &str) {
     });
 }
 
+/// Fills the description of each response listed without one.
+fn describe(op: &mut Value, shared: &[(&str, &str)]) {
+    let Some(responses) = op.get_mut("responses").and_then(Value::as_object_mut) else {
+        return;
+    };
+    for (status, response) in responses.iter_mut() {
+        let Some(response) = response.as_object_mut() else {
+            continue;
+        };
+        if response
+            .get("description")
+            .and_then(Value::as_str)
+            .is_some_and(|d| !d.is_empty())
+        {
+            continue;
+        }
+        let words = shared
+            .iter()
+            .find(|(s, _)| s == status)
+            .map(|(_, why)| (*why).to_owned())
+            .or_else(|| error_meaning(status).map(str::to_owned))
+            .or_else(|| {
+                status
+                    .parse::<u16>()
+                    .ok()
+                    .and_then(|s| axum::http::StatusCode::from_u16(s).ok())
+                    .and_then(|s| s.canonical_reason())
+                    .map(str::to_owned)
+            })
+            .unwrap_or_else(|| format!("status {status}"));
+        response.insert("description".to_owned(), Value::String(words));
+    }
+}
+
+/// What an error status means wherever a route lists it without saying.
+fn error_meaning(status: &str) -> Option<&'static str> {
+    Some(match status {
+        "400" => "bad_request (or the route's own code): a request that cannot be done as sent",
+        "401" => "unauthorized: no valid credential",
+        "403" => "forbidden: the caller may not do this (the body's `code` says why)",
+        "404" => "not_found: unknown, or not visible to the caller",
+        "409" => {
+            "conflict: the state changed or does not allow this (the body's `code` says which)"
+        }
+        "422" => "bad_request: JSON of the wrong shape, or a value the route refuses",
+        "502" => "upstream: a service this route depends on failed",
+        _ => return None,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -130,6 +189,24 @@ mod tests {
             ]
         );
         assert_eq!(op["responses"]["404"]["description"], "kept");
+    }
+
+    #[test]
+    fn every_response_gets_a_description() {
+        let mut doc = json!({"paths": {"/v1/a/{b}": {"get": {
+            "parameters": [{"name": "b", "in": "path"}],
+            "responses": {"200": {}, "404": {"content": {}}, "204": {"description": ""}}
+        }}}});
+        complete(&mut doc);
+        let op = &doc["paths"]["/v1/a/{b}"]["get"];
+        assert_eq!(op["responses"]["200"]["description"], "OK");
+        assert_eq!(op["responses"]["204"]["description"], "No Content");
+        assert!(
+            op["responses"]["404"]["description"]
+                .as_str()
+                .unwrap()
+                .starts_with("not_found")
+        );
     }
 
     #[test]

@@ -61,7 +61,7 @@ pub struct EventPage {
 /// the latest `limit`. With `Upgrade: websocket`, the live socket: catch-up after `since`
 /// (at most 500, else `resync`), `caught_up`, then live `event` frames; `ping` → `pong`;
 /// `hello` for presence; close 4404 when the monorepo is deleted, 4403 when access is lost.
-#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/events", tag = "events",
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/events", operation_id = "pullEvents", tag = "events",
     params(MonorepoPath, PullQuery),
     responses((status = 200, body = EventPage), (status = 101, description = "WebSocket"),
         (status = 400, body = ApiErrorBody), (status = 404, body = ApiErrorBody),

@@ -83,7 +83,7 @@ fn delivery_view(d: DeliveryRow, tries: &[TryRow]) -> HookDelivery {
 }
 
 /// The monorepo's hooks, oldest first (owners).
-#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/hooks", tag = "hooks",
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/hooks", operation_id = "listHooks", tag = "hooks",
     params(MonorepoPath),
     responses((status = 200, body = HookList), (status = 403, body = ApiErrorBody, description = "not an owner"),
         (status = 404, body = ApiErrorBody)))]
@@ -105,7 +105,7 @@ pub async fn list(
 /// Makes a hook (owners). A web hook POSTs signed JSON to `url` (http or https, a host
 /// `[hooks] allowed_hosts` admits) for the `events` asked (default `push`); its secret
 /// is generated when not sent, and answered this once.
-#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/hooks", tag = "hooks",
+#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/hooks", operation_id = "createHook", tag = "hooks",
     params(MonorepoPath), request_body = CreateHook,
     responses((status = 201, body = CreatedHook), (status = 400, body = ApiErrorBody, description = "bad_request, ci_not_configured"),
         (status = 403, body = ApiErrorBody, description = "not an owner"), (status = 404, body = ApiErrorBody)))]
@@ -209,7 +209,7 @@ pub async fn create(
 }
 
 /// Deletes a hook with its deliveries (owners).
-#[utoipa::path(delete, path = "/v1/monorepos/{owner}/{monorepo}/hooks/{id}", tag = "hooks",
+#[utoipa::path(delete, path = "/v1/monorepos/{owner}/{monorepo}/hooks/{id}", operation_id = "deleteHook", tag = "hooks",
     params(HookPath),
     responses((status = 204, description = "deleted"), (status = 403, body = ApiErrorBody, description = "not an owner"),
         (status = 404, body = ApiErrorBody)))]
@@ -227,7 +227,7 @@ pub async fn delete(
 
 /// The hook's deliveries, newest first, the last 100, each with its last 10 tries
 /// (owners).
-#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/hooks/{id}/deliveries", tag = "hooks",
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/hooks/{id}/deliveries", operation_id = "listDeliveries", tag = "hooks",
     params(HookPath),
     responses((status = 200, body = HookDeliveryList), (status = 403, body = ApiErrorBody, description = "not an owner"),
         (status = 404, body = ApiErrorBody)))]
@@ -248,7 +248,7 @@ pub async fn deliveries(
 
 /// Sends a delivery again now (owners): the same id and seq, a fresh read token, a fresh
 /// round of five tries; `attempts` keeps counting.
-#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/hooks/{id}/deliveries/{delivery}/redeliver", tag = "hooks",
+#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/hooks/{id}/deliveries/{delivery}/redeliver", operation_id = "redeliverDelivery", tag = "hooks",
     params(HookDeliveryPath),
     responses((status = 200, body = HookDelivery), (status = 403, body = ApiErrorBody, description = "not an owner"),
         (status = 404, body = ApiErrorBody)))]
@@ -271,7 +271,7 @@ pub async fn redeliver(
 
 /// Sends again every delivery of the hook with a seq above `since`, oldest first, at
 /// most 1,000, each with a fresh round of five tries (owners).
-#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/hooks/{id}/replay", tag = "hooks",
+#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/hooks/{id}/replay", operation_id = "replayHook", tag = "hooks",
     params(HookPath), request_body = ReplayHook,
     responses((status = 200, body = Replayed), (status = 400, body = ApiErrorBody),
         (status = 403, body = ApiErrorBody, description = "not an owner"), (status = 404, body = ApiErrorBody)))]

@@ -58,7 +58,7 @@ fn actor(caller: &Caller) -> Actor {
 /// 400 `url_not_allowed`) the server fetches the project itself: 202, `running`; follow
 /// it at `.../imports/{id}`. Without, it waits for its bundle (`.../imports/{id}/bundle`):
 /// 201.
-#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/imports", tag = "repos", request_body = CreateImport,
+#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/imports", operation_id = "createImport", tag = "repos", request_body = CreateImport,
     params(MonorepoPath),
     responses((status = 201, body = Import, description = "waiting for its bundle"),
         (status = 202, body = Import, description = "running: the server fetches the URL"),
@@ -120,7 +120,7 @@ pub async fn create(
 }
 
 /// An import: where it is, why it failed, its repo once done.
-#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/imports/{id}", tag = "repos",
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/imports/{id}", operation_id = "getImport", tag = "repos",
     params(ImportPath),
     responses((status = 200, body = Import), (status = 403, body = ApiErrorBody), (status = 404, body = ApiErrorBody)))]
 pub async fn get(
@@ -145,7 +145,7 @@ pub async fn get(
 /// finished import; a bundle that cannot come in fails it (422 `import_failed`, its
 /// `error` kept on the import) and leaves nothing visible. 409 `import_not_waiting` for
 /// an import that is not waiting for its bundle.
-#[utoipa::path(put, path = "/v1/monorepos/{owner}/{monorepo}/imports/{id}/bundle", tag = "repos",
+#[utoipa::path(put, path = "/v1/monorepos/{owner}/{monorepo}/imports/{id}/bundle", operation_id = "uploadImportBundle", tag = "repos",
     params(ImportPath),
     request_body(content = Vec<u8>, content_type = "application/octet-stream"),
     responses((status = 200, body = Import, description = "done"),

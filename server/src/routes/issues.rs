@@ -142,7 +142,7 @@ pub struct ListQuery {
 
 /// A page of issues with the open and closed counts for the same filters; keyset paging
 /// that keeps the chosen sort.
-#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/issues", tag = "issues",
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/issues", operation_id = "listIssues", tag = "issues",
     params(MonorepoPath, ListQuery),
     responses((status = 200, body = IssueList), (status = 400, body = ApiErrorBody), (status = 404, body = ApiErrorBody)))]
 pub async fn list(
@@ -229,7 +229,7 @@ fn fingerprint(monorepo_id: &str, body: &CreateIssue) -> String {
 /// Opens an issue. With an `Idempotency-Key`, a retry by the same person answers the
 /// first issue (200, `Svc-Replayed: true`) for 24 hours; the same key with another
 /// request is 422.
-#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/issues", tag = "issues",
+#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/issues", operation_id = "createIssue", tag = "issues",
     params(MonorepoPath, ("Idempotency-Key" = Option<String>, Header, description = "Retries with this key answer the first issue")),
     request_body = CreateIssue,
     responses((status = 201, body = Issue), (status = 200, body = Issue, description = "a replay of an Idempotency-Key"),
@@ -353,7 +353,7 @@ pub async fn create(
 }
 
 /// One issue with its body, links, participants and reactions.
-#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/issues/{number}", tag = "issues",
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/issues/{number}", operation_id = "getIssue", tag = "issues",
     params(IssuePath),
     responses((status = 200, body = Issue), (status = 404, body = ApiErrorBody)))]
 pub async fn get(
@@ -368,7 +368,7 @@ pub async fn get(
 
 /// Any of the fields in one call: each change its own timeline item, the call one event;
 /// nothing changes (no item, no event) when nothing differs.
-#[utoipa::path(patch, path = "/v1/monorepos/{owner}/{monorepo}/issues/{number}", tag = "issues",
+#[utoipa::path(patch, path = "/v1/monorepos/{owner}/{monorepo}/issues/{number}", operation_id = "updateIssue", tag = "issues",
     params(IssuePath), request_body = UpdateIssue,
     responses((status = 200, body = Issue), (status = 400, body = ApiErrorBody), (status = 404, body = ApiErrorBody),
         (status = 409, body = ApiErrorBody, description = "edited: the body moved since base_version (with current)"),
@@ -542,7 +542,7 @@ pub struct TimelineQuery {
 }
 
 /// Comments and events, oldest first; `total` counts every item.
-#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/issues/{number}/timeline", tag = "issues",
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/issues/{number}/timeline", operation_id = "issueTimeline", tag = "issues",
     params(IssuePath, TimelineQuery),
     responses((status = 200, body = Timeline), (status = 400, body = ApiErrorBody), (status = 404, body = ApiErrorBody)))]
 pub async fn timeline(
@@ -595,7 +595,7 @@ fn comment_view(c: &CommentRow, reactions: &[(i64, String, i64, bool)]) -> Issue
 }
 
 /// Comments on an issue (any member).
-#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/issues/{number}/comments", tag = "issues",
+#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/issues/{number}/comments", operation_id = "addIssueComment", tag = "issues",
     params(IssuePath), request_body = CommentBody,
     responses((status = 201, body = IssueComment), (status = 400, body = ApiErrorBody), (status = 404, body = ApiErrorBody)))]
 pub async fn add_comment(
@@ -644,7 +644,7 @@ pub async fn add_comment(
 }
 
 /// One comment.
-#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/issues/{number}/comments/{id}", tag = "issues",
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/issues/{number}/comments/{id}", operation_id = "getIssueComment", tag = "issues",
     params(IssueCommentPath),
     responses((status = 200, body = IssueComment), (status = 404, body = ApiErrorBody)))]
 pub async fn get_comment(
@@ -659,7 +659,7 @@ pub async fn get_comment(
 }
 
 /// Edits a comment (its author only).
-#[utoipa::path(patch, path = "/v1/monorepos/{owner}/{monorepo}/issues/{number}/comments/{id}", tag = "issues",
+#[utoipa::path(patch, path = "/v1/monorepos/{owner}/{monorepo}/issues/{number}/comments/{id}", operation_id = "updateIssueComment", tag = "issues",
     params(IssueCommentPath), request_body = CommentBody,
     responses((status = 200, body = IssueComment), (status = 400, body = ApiErrorBody),
         (status = 403, body = ApiErrorBody, description = "not the comment's author"), (status = 404, body = ApiErrorBody)))]
@@ -705,7 +705,7 @@ pub async fn update_comment(
 }
 
 /// Deletes a comment (its author or any owner); it leaves the timeline.
-#[utoipa::path(delete, path = "/v1/monorepos/{owner}/{monorepo}/issues/{number}/comments/{id}", tag = "issues",
+#[utoipa::path(delete, path = "/v1/monorepos/{owner}/{monorepo}/issues/{number}/comments/{id}", operation_id = "deleteIssueComment", tag = "issues",
     params(IssueCommentPath),
     responses((status = 204), (status = 403, body = ApiErrorBody, description = "neither its author nor an owner"),
         (status = 404, body = ApiErrorBody)))]
@@ -811,7 +811,7 @@ async fn react(
 }
 
 /// Reacts to the issue (one reaction per person and content).
-#[utoipa::path(put, path = "/v1/monorepos/{owner}/{monorepo}/issues/{number}/reactions/{content}", tag = "issues",
+#[utoipa::path(put, path = "/v1/monorepos/{owner}/{monorepo}/issues/{number}/reactions/{content}", operation_id = "addIssueReaction", tag = "issues",
     params(IssueReactionPath),
     responses((status = 200, body = Vec<Reaction>), (status = 400, body = ApiErrorBody), (status = 404, body = ApiErrorBody)))]
 pub async fn add_reaction(
@@ -831,7 +831,7 @@ pub async fn add_reaction(
 }
 
 /// Takes back one's reaction to the issue.
-#[utoipa::path(delete, path = "/v1/monorepos/{owner}/{monorepo}/issues/{number}/reactions/{content}", tag = "issues",
+#[utoipa::path(delete, path = "/v1/monorepos/{owner}/{monorepo}/issues/{number}/reactions/{content}", operation_id = "removeIssueReaction", tag = "issues",
     params(IssueReactionPath),
     responses((status = 200, body = Vec<Reaction>), (status = 400, body = ApiErrorBody), (status = 404, body = ApiErrorBody)))]
 pub async fn remove_reaction(
@@ -851,7 +851,7 @@ pub async fn remove_reaction(
 }
 
 /// Reacts to a comment.
-#[utoipa::path(put, path = "/v1/monorepos/{owner}/{monorepo}/issues/{number}/comments/{id}/reactions/{content}", tag = "issues",
+#[utoipa::path(put, path = "/v1/monorepos/{owner}/{monorepo}/issues/{number}/comments/{id}/reactions/{content}", operation_id = "addCommentReaction", tag = "issues",
     params(CommentReactionPath),
     responses((status = 200, body = Vec<Reaction>), (status = 400, body = ApiErrorBody), (status = 404, body = ApiErrorBody)))]
 pub async fn add_comment_reaction(
@@ -864,7 +864,7 @@ pub async fn add_comment_reaction(
 }
 
 /// Takes back one's reaction to a comment.
-#[utoipa::path(delete, path = "/v1/monorepos/{owner}/{monorepo}/issues/{number}/comments/{id}/reactions/{content}", tag = "issues",
+#[utoipa::path(delete, path = "/v1/monorepos/{owner}/{monorepo}/issues/{number}/comments/{id}/reactions/{content}", operation_id = "removeCommentReaction", tag = "issues",
     params(CommentReactionPath),
     responses((status = 200, body = Vec<Reaction>), (status = 400, body = ApiErrorBody), (status = 404, body = ApiErrorBody)))]
 pub async fn remove_comment_reaction(

@@ -84,7 +84,7 @@ async fn event(
 }
 
 /// The monorepo's labels by name, each with its open issues (at most 500).
-#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/labels", tag = "issues",
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/labels", operation_id = "listLabels", tag = "issues",
     params(MonorepoPath),
     responses((status = 200, body = LabelList), (status = 404, body = ApiErrorBody)))]
 pub async fn list(
@@ -101,7 +101,7 @@ pub async fn list(
 }
 
 /// Makes a label (owners); the 501st is 409 `too_many_labels`.
-#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/labels", tag = "issues",
+#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/labels", operation_id = "createLabel", tag = "issues",
     params(MonorepoPath), request_body = CreateLabel,
     responses((status = 201, body = Label), (status = 400, body = ApiErrorBody),
         (status = 403, body = ApiErrorBody, description = "not an owner"), (status = 404, body = ApiErrorBody),
@@ -150,7 +150,7 @@ pub async fn create(
 
 /// Changes a label (owners): omitted fields kept, a null description cleared; a new name
 /// moves it on every issue at once (`label.updated` with `from`).
-#[utoipa::path(patch, path = "/v1/monorepos/{owner}/{monorepo}/labels/{name}", tag = "issues",
+#[utoipa::path(patch, path = "/v1/monorepos/{owner}/{monorepo}/labels/{name}", operation_id = "updateLabel", tag = "issues",
     params(LabelPath), request_body = UpdateLabel,
     responses((status = 200, body = Label), (status = 400, body = ApiErrorBody),
         (status = 403, body = ApiErrorBody, description = "not an owner"), (status = 404, body = ApiErrorBody),
@@ -200,7 +200,7 @@ pub async fn update(
 }
 
 /// Deletes a label (owners): it leaves every issue, with no timeline items.
-#[utoipa::path(delete, path = "/v1/monorepos/{owner}/{monorepo}/labels/{name}", tag = "issues",
+#[utoipa::path(delete, path = "/v1/monorepos/{owner}/{monorepo}/labels/{name}", operation_id = "deleteLabel", tag = "issues",
     params(LabelPath),
     responses((status = 204), (status = 403, body = ApiErrorBody, description = "not an owner"),
         (status = 404, body = ApiErrorBody)))]

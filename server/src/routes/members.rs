@@ -25,7 +25,7 @@ use crate::views;
 ///
 /// In an org's monorepo, its own members and the org's people: `via` says which
 /// (`direct` when they have their own row), `role` is the higher of the two.
-#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/members", tag = "members",
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/members", operation_id = "listMembers", tag = "members",
     params(MonorepoPath),
     responses((status = 200, body = MemberList), (status = 404, body = ApiErrorBody)))]
 pub async fn list(
@@ -43,7 +43,7 @@ pub async fn list(
 }
 
 /// Adds someone or changes their role (owners). 409 `last_owner` when no owner would be left.
-#[utoipa::path(put, path = "/v1/monorepos/{owner}/{monorepo}/members/{login}", tag = "members", request_body = PutMember,
+#[utoipa::path(put, path = "/v1/monorepos/{owner}/{monorepo}/members/{login}", operation_id = "putMember", tag = "members", request_body = PutMember,
     params(MemberPath),
     responses((status = 200, body = svc_protocol::monorepo::Member), (status = 403, body = ApiErrorBody),
         (status = 404, body = ApiErrorBody), (status = 409, body = ApiErrorBody, description = "last_owner")))]
@@ -78,7 +78,7 @@ pub async fn put(
 }
 
 /// Removes someone's own row (owners, or anyone leaving). 409 `last_owner` for the last owner.
-#[utoipa::path(delete, path = "/v1/monorepos/{owner}/{monorepo}/members/{login}", tag = "members",
+#[utoipa::path(delete, path = "/v1/monorepos/{owner}/{monorepo}/members/{login}", operation_id = "removeMember", tag = "members",
     params(MemberPath),
     responses((status = 204), (status = 403, body = ApiErrorBody), (status = 404, body = ApiErrorBody),
         (status = 409, body = ApiErrorBody, description = "last_owner")))]
@@ -152,7 +152,7 @@ async fn member_of(
 /// one has an account with that email and the server signs people in itself (no OpenID
 /// Connect provider), the answer carries a one-time `sign_in_link` (7 days) for the
 /// inviter to pass on; with `[smtp]` the server mails it instead (`mailed: true`).
-#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/invites", tag = "members", request_body = CreateInvite,
+#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/invites", operation_id = "inviteMember", tag = "members", request_body = CreateInvite,
     params(MonorepoPath),
     responses((status = 200, body = InviteAnswer, description = "added: that email's person is a member now"),
         (status = 201, body = InviteAnswer, description = "invited (with `sign_in_link`, or `mailed`, for an email with no account on a server without an identity provider)"),
@@ -244,7 +244,7 @@ fn invite_view(row: &InviteRow) -> Invite {
 }
 
 /// Pending invites (owners).
-#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/invites", tag = "members",
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/invites", operation_id = "listInvites", tag = "members",
     params(MonorepoPath),
     responses((status = 200, body = InviteList), (status = 403, body = ApiErrorBody), (status = 404, body = ApiErrorBody)))]
 pub async fn list_invites(
@@ -262,7 +262,7 @@ pub async fn list_invites(
 }
 
 /// Withdraws an invite (owners).
-#[utoipa::path(delete, path = "/v1/monorepos/{owner}/{monorepo}/invites/{email}", tag = "members",
+#[utoipa::path(delete, path = "/v1/monorepos/{owner}/{monorepo}/invites/{email}", operation_id = "revokeInvite", tag = "members",
     params(InvitePath),
     responses((status = 204), (status = 403, body = ApiErrorBody), (status = 404, body = ApiErrorBody)))]
 pub async fn revoke_invite(

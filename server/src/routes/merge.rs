@@ -38,7 +38,7 @@ pub struct MergeQuery {
 }
 
 /// Lands the branch on main with a merge commit authored as the caller.
-#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/merge", tag = "branches",
+#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/merge", operation_id = "mergeBranch", tag = "branches",
     params(BranchPath, MergeQuery),
     responses((status = 200, body = MergeResult), (status = 404, body = ApiErrorBody),
         (status = 409, body = ApiErrorBody, description = "conflicts (with `paths`), not_open, no_main, nothing_to_merge, unrelated, main_moved"),

@@ -87,7 +87,7 @@ fn check_path(path: &str) -> ApiResult<()> {
 }
 
 /// The live meta layer: every `.svc/` file on the meta repo's main with its SHA-256.
-#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/meta/files", tag = "meta",
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/meta/files", operation_id = "listMetaFiles", tag = "meta",
     params(MonorepoPath),
     responses((status = 200, body = MetaFiles), (status = 404, body = ApiErrorBody)))]
 pub async fn files(
@@ -117,7 +117,7 @@ pub async fn files(
 }
 
 /// The contents (by SHA-256) the server lacks: upload those before saving.
-#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/meta/blobs/missing", tag = "meta",
+#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/meta/blobs/missing", operation_id = "missingMetaBlobs", tag = "meta",
     params(MonorepoPath), request_body = BlobQuery,
     responses((status = 200, body = MissingBlobs), (status = 400, body = ApiErrorBody), (status = 404, body = ApiErrorBody)))]
 pub async fn missing(
@@ -152,7 +152,7 @@ pub async fn missing(
 
 /// Uploads one content, named by its SHA-256; the raw bytes are the body (at most
 /// 100,000,000, with `Content-Length`).
-#[utoipa::path(put, path = "/v1/monorepos/{owner}/{monorepo}/meta/blobs/{sha256}", tag = "meta",
+#[utoipa::path(put, path = "/v1/monorepos/{owner}/{monorepo}/meta/blobs/{sha256}", operation_id = "putMetaBlob", tag = "meta",
     params(BlobPath),
     request_body(content = Vec<u8>, content_type = "application/octet-stream"),
     responses((status = 200, body = StoredBlob), (status = 411, description = "no Content-Length"),
@@ -255,7 +255,7 @@ impl Drop for TempFile {
 /// Saves changed `.svc/` paths as one commit on the meta repo's main. When main moved
 /// since `base`, paths main left alone are still saved, but a path main changed too
 /// answers 409 `edited` (with `paths` and `current`) and nothing is written.
-#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/meta/saves", tag = "meta",
+#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/meta/saves", operation_id = "saveMeta", tag = "meta",
     params(MonorepoPath), request_body = SaveRequest,
     responses((status = 200, body = SaveResult), (status = 400, body = ApiErrorBody),
         (status = 404, body = ApiErrorBody),
@@ -475,7 +475,7 @@ pub struct HistoryQuery {
 }
 
 /// The meta layer's history: `meta.saved` entries, newest first, 50 a page.
-#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/meta/history", tag = "meta",
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/meta/history", operation_id = "getMetaHistory", tag = "meta",
     params(MonorepoPath, HistoryQuery),
     responses((status = 200, body = MetaHistory), (status = 400, body = ApiErrorBody), (status = 404, body = ApiErrorBody)))]
 pub async fn history(

@@ -88,20 +88,76 @@ struct ApiDoc;
 
 struct SecuritySchemes;
 
+/// The security scheme of the session cookie (`doc.rs` reads it to tell cookie writes).
+pub(crate) const SESSION: &str = "session";
+
 impl Modify for SecuritySchemes {
     fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
         let components = openapi.components.get_or_insert_with(Default::default);
+        let bearer = |what: &str| {
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .description(Some(what))
+                    .build(),
+            )
+        };
+        let header = |name: &str, what: &str| {
+            SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::with_description(name, what)))
+        };
         components.add_security_scheme(
             "bearer",
-            SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()),
+            bearer("A credential (`svc_…`): machine, sandbox or a browser session's token."),
         );
         components.add_security_scheme(
-            "session",
-            SecurityScheme::ApiKey(ApiKey::Cookie(ApiKeyValue::new(
+            SESSION,
+            SecurityScheme::ApiKey(ApiKey::Cookie(ApiKeyValue::with_description(
                 crate::auth::SESSION_COOKIE,
+                "The browser session cookie; writes also need this service's `Origin`.",
             ))),
         );
+        components.add_security_scheme(
+            "bootstrap",
+            bearer("The server's bootstrap secret (`SVC_BOOTSTRAP_SECRET`), for the first user."),
+        );
+        components.add_security_scheme(
+            "statusToken",
+            bearer("A hook delivery's `status_token`: posts statuses for one commit of one repo."),
+        );
+        components.add_security_scheme(
+            "hookReadToken",
+            bearer(
+                "A hook delivery's `read_token`: reads one repo through its `clone_url` \
+                 (the git door), not the `/v1` routes.",
+            ),
+        );
+        components.add_security_scheme(
+            "ciWebhookToken",
+            header(
+                "X-Ci-Token",
+                "The CI connection's webhook token, sent as itself.",
+            ),
+        );
+        components.add_security_scheme(
+            "ciWebhookSignature",
+            header(
+                "X-Ci-Signature",
+                "`timestamp=<t>,signature=<hex>`: HMAC-SHA256 keyed by the CI connection's \
+                 webhook token over `<t>.<body>`.",
+            ),
+        );
     }
+}
+
+/// The document as served: `servers` is the server's base URL, which only the running
+/// server knows (the committed snapshot holds a placeholder there).
+pub fn openapi_for(base_url: &str) -> serde_json::Value {
+    let mut doc = openapi().clone();
+    doc["servers"] = serde_json::json!([{
+        "url": base_url.trim_end_matches('/'),
+        "description": "this server (its base URL)"
+    }]);
+    doc
 }
 
 /// Every documented route with its handler.

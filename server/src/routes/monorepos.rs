@@ -23,7 +23,7 @@ use crate::store::{H, now_ms, users};
 use crate::{names, needs, token, views};
 
 /// Creates a monorepo (or, with `kind: repo`, a plain repo); the caller becomes owner.
-#[utoipa::path(post, path = "/v1/monorepos", tag = "monorepos", request_body = CreateMonorepo,
+#[utoipa::path(post, path = "/v1/monorepos", operation_id = "createMonorepo", tag = "monorepos", request_body = CreateMonorepo,
     responses((status = 201, body = MonorepoChanged), (status = 400, body = ApiErrorBody),
         (status = 403, body = ApiErrorBody, description = "not_your_namespace"),
         (status = 409, body = ApiErrorBody, description = "monorepo_exists")))]
@@ -133,7 +133,7 @@ pub struct ListQuery {
 /// The caller's monorepos: their own namespace first, then by owner and name. With
 /// `summary=1`, the web home view instead: most recently active first, each with a
 /// summary line (`owner` and `name` still narrow it).
-#[utoipa::path(get, path = "/v1/monorepos", tag = "monorepos", params(ListQuery),
+#[utoipa::path(get, path = "/v1/monorepos", operation_id = "listMonorepos", tag = "monorepos", params(ListQuery),
     responses((status = 200, body = MonorepoListing), (status = 401, body = ApiErrorBody)))]
 pub async fn list(
     State(state): State<AppState>,
@@ -209,7 +209,7 @@ pub async fn list(
 }
 
 /// One monorepo, to its members; an old label answers the current monorepo.
-#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}", tag = "monorepos",
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}", operation_id = "getMonorepo", tag = "monorepos",
     params(MonorepoPath),
     responses((status = 200, body = Monorepo), (status = 404, body = ApiErrorBody)))]
 pub async fn get(
@@ -223,7 +223,7 @@ pub async fn get(
 }
 
 /// Renames and/or transfers (owners). The old label stays an alias.
-#[utoipa::path(patch, path = "/v1/monorepos/{owner}/{monorepo}", tag = "monorepos", request_body = RenameMonorepo,
+#[utoipa::path(patch, path = "/v1/monorepos/{owner}/{monorepo}", operation_id = "renameMonorepo", tag = "monorepos", request_body = RenameMonorepo,
     params(MonorepoPath),
     responses((status = 200, body = MonorepoChanged),
         (status = 400, body = ApiErrorBody, description = "bad_owner, reserved_name, bad_name"),
@@ -349,7 +349,7 @@ pub struct DeleteQuery {
 }
 
 /// Deletes the monorepo with everything in it (owners; `?confirm=<owner>/<name>`).
-#[utoipa::path(delete, path = "/v1/monorepos/{owner}/{monorepo}", tag = "monorepos",
+#[utoipa::path(delete, path = "/v1/monorepos/{owner}/{monorepo}", operation_id = "deleteMonorepo", tag = "monorepos",
     params(MonorepoPath, DeleteQuery),
     responses((status = 204), (status = 400, body = ApiErrorBody, description = "confirm missing or different"),
         (status = 403, body = ApiErrorBody), (status = 404, body = ApiErrorBody)))]

@@ -13,7 +13,7 @@ use crate::state::AppState;
 /// The needs-you list: the caller's open branches in `conflicts`, `failing` or `ready`,
 /// across their 50 most recently active monorepos (the rest named in `skipped`), from
 /// stored facts and statuses.
-#[utoipa::path(get, path = "/v1/branches", tag = "needs",
+#[utoipa::path(get, path = "/v1/branches", operation_id = "listNeeds", tag = "needs",
     responses((status = 200, body = NeedsList), (status = 401, body = ApiErrorBody)))]
 pub async fn list(State(state): State<AppState>, caller: Caller) -> ApiResult<Json<NeedsList>> {
     let mut conn = state.store.read().await?;

@@ -23,7 +23,7 @@ use crate::store::{H, now_ms, time_of, users};
 
 /// Creates an org with the caller as its first owner. Its login shares the namespace
 /// of people's logins: 409 `namespace_taken` when taken, 400 `reserved_name`.
-#[utoipa::path(post, path = "/v1/orgs", tag = "orgs", request_body = CreateOrg,
+#[utoipa::path(post, path = "/v1/orgs", operation_id = "createOrg", tag = "orgs", request_body = CreateOrg,
     responses((status = 201, body = Org),
         (status = 400, body = ApiErrorBody, description = "bad_login, reserved_name or a bad name"),
         (status = 409, body = ApiErrorBody, description = "namespace_taken")))]
@@ -65,7 +65,7 @@ pub async fn create(
 }
 
 /// The org header, for anyone signed in; `role` and `members` are null outside it.
-#[utoipa::path(get, path = "/v1/orgs/{org}", tag = "orgs", params(OrgPath),
+#[utoipa::path(get, path = "/v1/orgs/{org}", operation_id = "getOrg", tag = "orgs", params(OrgPath),
     responses((status = 200, body = Org), (status = 404, body = ApiErrorBody)))]
 pub async fn get(
     State(state): State<AppState>,
@@ -78,7 +78,7 @@ pub async fn get(
 }
 
 /// Edits the org (owners): omitted fields are kept, null clears one.
-#[utoipa::path(patch, path = "/v1/orgs/{org}", tag = "orgs", params(OrgPath), request_body = UpdateOrg,
+#[utoipa::path(patch, path = "/v1/orgs/{org}", operation_id = "updateOrg", tag = "orgs", params(OrgPath), request_body = UpdateOrg,
     responses((status = 200, body = Org), (status = 400, body = ApiErrorBody),
         (status = 403, body = ApiErrorBody),
         (status = 404, body = ApiErrorBody)))]
@@ -107,7 +107,7 @@ pub async fn update(
 }
 
 /// The orgs the caller is in, with their role, by login.
-#[utoipa::path(get, path = "/v1/user/orgs", tag = "orgs",
+#[utoipa::path(get, path = "/v1/user/orgs", operation_id = "listMyOrgs", tag = "orgs",
     responses((status = 200, body = OrgList)))]
 pub async fn list_mine(State(state): State<AppState>, caller: Caller) -> ApiResult<Json<OrgList>> {
     let mut conn = state.store.read().await?;
@@ -122,7 +122,7 @@ pub async fn list_mine(State(state): State<AppState>, caller: Caller) -> ApiResu
 }
 
 /// The org's people, by login (its people only).
-#[utoipa::path(get, path = "/v1/orgs/{org}/members", tag = "orgs", params(OrgPath),
+#[utoipa::path(get, path = "/v1/orgs/{org}/members", operation_id = "listOrgMembers", tag = "orgs", params(OrgPath),
     responses((status = 200, body = OrgMemberList), (status = 404, body = ApiErrorBody)))]
 pub async fn list_members(
     State(state): State<AppState>,
@@ -140,7 +140,7 @@ pub async fn list_members(
 
 /// Adds a person by login or changes their role (owners); in at once, with every
 /// monorepo the org owns. 409 `last_owner` when no owner would be left.
-#[utoipa::path(put, path = "/v1/orgs/{org}/members/{login}", tag = "orgs", params(OrgMemberPath),
+#[utoipa::path(put, path = "/v1/orgs/{org}/members/{login}", operation_id = "putOrgMember", tag = "orgs", params(OrgMemberPath),
     request_body = PutMember,
     responses((status = 200, body = OrgMember), (status = 403, body = ApiErrorBody), (status = 404, body = ApiErrorBody),
         (status = 409, body = ApiErrorBody, description = "last_owner")))]
@@ -178,7 +178,7 @@ pub async fn put_member(
 
 /// Removes a person (owners), or the caller leaves. Their access to the org's monorepos
 /// ends; their own monorepo rows stay. 409 `last_owner` for the only owner.
-#[utoipa::path(delete, path = "/v1/orgs/{org}/members/{login}", tag = "orgs", params(OrgMemberPath),
+#[utoipa::path(delete, path = "/v1/orgs/{org}/members/{login}", operation_id = "removeOrgMember", tag = "orgs", params(OrgMemberPath),
     responses((status = 204), (status = 403, body = ApiErrorBody), (status = 404, body = ApiErrorBody),
         (status = 409, body = ApiErrorBody, description = "last_owner")))]
 pub async fn remove_member(
@@ -217,7 +217,7 @@ pub async fn remove_member(
 /// answer carries a one-time `sign_in_link` (7 days) for the inviter to pass on, where
 /// the invitee makes their account and joins; with `[smtp]` the server mails it instead
 /// (`mailed: true`).
-#[utoipa::path(post, path = "/v1/orgs/{org}/invites", tag = "orgs", params(OrgPath),
+#[utoipa::path(post, path = "/v1/orgs/{org}/invites", operation_id = "inviteOrgMember", tag = "orgs", params(OrgPath),
     request_body = CreateInvite,
     responses((status = 200, body = OrgInviteAnswer, description = "added"),
         (status = 201, body = OrgInviteAnswer, description = "invited (with `sign_in_link`, or `mailed`, for an email with no account on a server without an identity provider)"),
@@ -298,7 +298,7 @@ pub async fn invite(
 }
 
 /// Pending invites (its people only).
-#[utoipa::path(get, path = "/v1/orgs/{org}/invites", tag = "orgs", params(OrgPath),
+#[utoipa::path(get, path = "/v1/orgs/{org}/invites", operation_id = "listOrgInvites", tag = "orgs", params(OrgPath),
     responses((status = 200, body = InviteList), (status = 404, body = ApiErrorBody)))]
 pub async fn list_invites(
     State(state): State<AppState>,
@@ -315,7 +315,7 @@ pub async fn list_invites(
 }
 
 /// Withdraws an invite (owners).
-#[utoipa::path(delete, path = "/v1/orgs/{org}/invites/{email}", tag = "orgs", params(OrgInvitePath),
+#[utoipa::path(delete, path = "/v1/orgs/{org}/invites/{email}", operation_id = "revokeOrgInvite", tag = "orgs", params(OrgInvitePath),
     responses((status = 204), (status = 403, body = ApiErrorBody), (status = 404, body = ApiErrorBody)))]
 pub async fn revoke_invite(
     State(state): State<AppState>,

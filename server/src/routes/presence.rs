@@ -22,7 +22,7 @@ const BRANCH_MAX: usize = 255;
 const PATH_MAX: usize = 4096;
 
 /// One machine per row: who, its worktrees, whether it is connected, its last action.
-#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/machines", tag = "presence",
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/machines", operation_id = "listMachines", tag = "presence",
     params(MonorepoPath),
     responses((status = 200, body = MachineList), (status = 404, body = ApiErrorBody)))]
 pub async fn machines(
@@ -45,7 +45,7 @@ pub struct ListQuery {
 }
 
 /// The reported worktrees, by machine then id.
-#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/worktrees", tag = "presence",
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/worktrees", operation_id = "listWorktrees", tag = "presence",
     params(MonorepoPath, ListQuery),
     responses((status = 200, body = WorktreeList), (status = 404, body = ApiErrorBody)))]
 pub async fn list(
@@ -79,7 +79,7 @@ fn check_text<'a>(what: &str, s: &'a str, max: usize) -> ApiResult<&'a str> {
 }
 
 /// Reports a branch worktree (any member): 201 when the id is new, 200 when updated.
-#[utoipa::path(put, path = "/v1/monorepos/{owner}/{monorepo}/worktrees/{id}", tag = "presence",
+#[utoipa::path(put, path = "/v1/monorepos/{owner}/{monorepo}/worktrees/{id}", operation_id = "putWorktree", tag = "presence",
     request_body = PutWorktree,
     params(WorktreePath),
     responses((status = 201, body = Worktree), (status = 200, body = Worktree),
@@ -126,7 +126,7 @@ pub async fn put(
 }
 
 /// Removes a reported worktree (any member).
-#[utoipa::path(delete, path = "/v1/monorepos/{owner}/{monorepo}/worktrees/{id}", tag = "presence",
+#[utoipa::path(delete, path = "/v1/monorepos/{owner}/{monorepo}/worktrees/{id}", operation_id = "removeWorktree", tag = "presence",
     params(WorktreePath),
     responses((status = 204), (status = 404, body = ApiErrorBody)))]
 pub async fn remove(

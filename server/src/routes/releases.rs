@@ -76,7 +76,7 @@ fn actor(caller: &Caller, agent: Option<String>) -> Actor {
 
 /// Releases newest first (a draft by creation, a published one by publish time), 30 a
 /// page (`limit` asks for fewer).
-#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/releases", tag = "releases",
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/releases", operation_id = "listReleases", tag = "releases",
     params(RepoPath, ListQuery),
     responses((status = 200, body = ReleaseList), (status = 400, body = ApiErrorBody), (status = 404, body = ApiErrorBody)))]
 pub async fn list(
@@ -111,7 +111,7 @@ pub async fn list(
 /// Makes a release. Its commit is the tag's when git has the tag, else `target` on main,
 /// else main's head. Unless `draft`, it is published at once and its tag made, after the
 /// required checks pass (412 with `checks` before anything is made; `force=1` goes past).
-#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/releases", tag = "releases",
+#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/releases", operation_id = "createRelease", tag = "releases",
     params(RepoPath, ForceQuery), request_body = CreateRelease,
     responses((status = 201, body = Release), (status = 400, body = ApiErrorBody), (status = 404, body = ApiErrorBody),
         (status = 409, body = ApiErrorBody, description = "release_exists, tag_exists"),
@@ -204,7 +204,7 @@ fn release_exists(tag: &str) -> ApiError {
 }
 
 /// One release with its commit's checks (`latest`: the newest published one).
-#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/releases/{tag}", tag = "releases",
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/releases/{tag}", operation_id = "getRelease", tag = "releases",
     params(ReleasePath),
     responses((status = 200, body = Release), (status = 404, body = ApiErrorBody)))]
 pub async fn get(
@@ -230,7 +230,7 @@ pub async fn get(
 }
 
 /// Edits the title or notes: omitted fields kept, a null title cleared.
-#[utoipa::path(patch, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/releases/{tag}", tag = "releases",
+#[utoipa::path(patch, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/releases/{tag}", operation_id = "updateRelease", tag = "releases",
     params(ReleasePath), request_body = UpdateRelease,
     responses((status = 200, body = Release), (status = 400, body = ApiErrorBody), (status = 404, body = ApiErrorBody)))]
 pub async fn update(
@@ -265,7 +265,7 @@ pub async fn update(
 }
 
 /// Deletes a release and its files; its tag stays (and is no longer locked).
-#[utoipa::path(delete, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/releases/{tag}", tag = "releases",
+#[utoipa::path(delete, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/releases/{tag}", operation_id = "deleteRelease", tag = "releases",
     params(ReleasePath),
     responses((status = 204, description = "deleted"), (status = 404, body = ApiErrorBody)))]
 pub async fn delete(
@@ -300,7 +300,7 @@ pub async fn delete(
 /// unless `force=1`. The tag is made at the release commit when git lacks it (409
 /// `tag_exists` when it names another commit); from then on git cannot move or delete
 /// it. Publishing a published release answers it unchanged.
-#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/releases/{tag}/publish", tag = "releases",
+#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/releases/{tag}/publish", operation_id = "publishRelease", tag = "releases",
     params(ReleasePath, ForceQuery),
     responses((status = 200, body = Release), (status = 404, body = ApiErrorBody),
         (status = 409, body = ApiErrorBody, description = "tag_exists"),
@@ -373,7 +373,7 @@ pub async fn publish(
 
 /// A release's notes; `generate=1` writes them from the merges since the last published
 /// release. `{tag}` may also be a tag with no release (notes up to its commit).
-#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/releases/{tag}/notes", tag = "releases",
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/releases/{tag}/notes", operation_id = "getReleaseNotes", tag = "releases",
     params(ReleasePath, NotesQuery),
     responses((status = 200, body = ReleaseNotes), (status = 404, body = ApiErrorBody)))]
 pub async fn get_notes(
@@ -416,7 +416,7 @@ pub async fn get_notes(
 
 /// Notes for a release to be made: from the merges since the last published release up
 /// to `target` (a commit on main, or main), or the commit of `tag` when git has it.
-#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/release-notes", tag = "releases",
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/release-notes", operation_id = "getNextReleaseNotes", tag = "releases",
     params(RepoPath, ToBeQuery),
     responses((status = 200, body = ReleaseNotes), (status = 400, body = ApiErrorBody), (status = 404, body = ApiErrorBody),
         (status = 422, body = ApiErrorBody, description = "not_on_main, empty_repo")))]
@@ -448,7 +448,7 @@ pub async fn notes_to_be(
 /// SHA-256 computed on the way. `X-Svc-Sha256` has a mismatch refused (422) and nothing
 /// kept. A name sent again replaces the file in one step (200); a new one is 201, the
 /// 21st 409 `too_many_files`.
-#[utoipa::path(put, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/releases/{tag}/files/{name}", tag = "releases",
+#[utoipa::path(put, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/releases/{tag}/files/{name}", operation_id = "uploadReleaseFile", tag = "releases",
     params(ReleaseFilePath,
         ("X-Svc-Sha256" = Option<String>, Header, description = "the bytes' SHA-256, 64 hex digits: a mismatch is refused")),
     request_body(content = Vec<u8>, content_type = "application/octet-stream"),
@@ -539,7 +539,7 @@ fn too_many_files() -> ApiError {
 /// Downloads a file (`{tag}` may be `latest`): members, or anyone, with no credential,
 /// when the repo's releases are public. `Content-Disposition: attachment`,
 /// `X-Svc-Sha256`, `ETag`; `Range` answers 206 for resuming.
-#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/releases/{tag}/files/{name}", tag = "releases",
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/releases/{tag}/files/{name}", operation_id = "downloadReleaseFile", tag = "releases",
     params(ReleaseFilePath),
     security((), ("bearer" = []), ("session" = [])),
     responses((status = 200, description = "the file's bytes", content_type = "application/octet-stream"),
@@ -565,7 +565,7 @@ pub async fn download(
 }
 
 /// Deletes a file.
-#[utoipa::path(delete, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/releases/{tag}/files/{name}", tag = "releases",
+#[utoipa::path(delete, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/releases/{tag}/files/{name}", operation_id = "deleteReleaseFile", tag = "releases",
     params(ReleaseFilePath),
     responses((status = 204, description = "deleted"), (status = 404, body = ApiErrorBody)))]
 pub async fn delete_file(

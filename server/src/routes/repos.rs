@@ -19,7 +19,7 @@ use crate::store::{events, now_ms};
 use crate::{names, token, views};
 
 /// The monorepo's repos by name; the meta layer is not listed.
-#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos", tag = "repos",
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos", operation_id = "listRepos", tag = "repos",
     params(MonorepoPath),
     responses((status = 200, body = RepoList), (status = 404, body = ApiErrorBody)))]
 pub async fn list(
@@ -43,7 +43,7 @@ pub async fn list(
 
 /// Creates an empty repo at `path` (any member); the first push to `main` creates main.
 /// Refused in a plain repo.
-#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/repos", tag = "repos", request_body = CreateRepo,
+#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/repos", operation_id = "createRepo", tag = "repos", request_body = CreateRepo,
     params(MonorepoPath),
     responses((status = 201, body = Repo), (status = 400, body = ApiErrorBody), (status = 404, body = ApiErrorBody),
         (status = 409, body = ApiErrorBody, description = "repo_exists, or a plain repo")))]
@@ -129,7 +129,7 @@ pub async fn create(
 }
 
 /// One repo (`meta` names the meta layer's history).
-#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}", tag = "repos",
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}", operation_id = "getRepo", tag = "repos",
     params(RepoPath),
     responses((status = 200, body = Repo), (status = 404, body = ApiErrorBody)))]
 pub async fn get(
@@ -143,7 +143,7 @@ pub async fn get(
 }
 
 /// Project settings (owners).
-#[utoipa::path(patch, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}", tag = "repos", request_body = UpdateRepo,
+#[utoipa::path(patch, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}", operation_id = "updateRepo", tag = "repos", request_body = UpdateRepo,
     params(RepoPath),
     responses((status = 200, body = Repo), (status = 403, body = ApiErrorBody), (status = 404, body = ApiErrorBody)))]
 pub async fn update(
@@ -164,7 +164,7 @@ pub async fn update(
 
 /// Every code repo's main head (null when empty) as of event `seq`. A follower calls
 /// it on connect, then follows the event stream from `seq`.
-#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/heads", tag = "repos",
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/heads", operation_id = "listHeads", tag = "repos",
     params(MonorepoPath),
     responses((status = 200, body = Heads), (status = 404, body = ApiErrorBody)))]
 pub async fn heads(

@@ -45,7 +45,7 @@ pub struct ListQuery {
 }
 
 /// A branch's reviews, oldest first.
-#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/reviews", tag = "reviews",
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/reviews", operation_id = "listReviews", tag = "reviews",
     params(BranchPath, ListQuery),
     responses((status = 200, body = ReviewList), (status = 404, body = ApiErrorBody)))]
 pub async fn list(
@@ -80,7 +80,7 @@ pub async fn list(
 
 /// Posts a review (any member). An agent (`X-Svc-Agent`) may comment or request changes,
 /// never approve.
-#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/reviews", tag = "reviews",
+#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/reviews", operation_id = "createReview", tag = "reviews",
     request_body = CreateReview,
     params(BranchPath),
     responses((status = 201, body = Review), (status = 400, body = ApiErrorBody), (status = 404, body = ApiErrorBody),

@@ -80,7 +80,7 @@ fn callback_uri(state: &AppState) -> String {
 /// Leads to the identity provider's sign-in page (the local password page when no
 /// OpenID Connect provider is configured), setting the cookie that ties the sign-in to
 /// this browser.
-#[utoipa::path(get, path = "/v1/login/browser", tag = "login", security(()), params(BrowserQuery),
+#[utoipa::path(get, path = "/v1/login/browser", operation_id = "loginBrowser", tag = "login", security(()), params(BrowserQuery),
     responses((status = 303, description = "to the provider's page, with the `__Host-svc_login` cookie"),
         (status = 502, body = ApiErrorBody)))]
 pub async fn browser(
@@ -137,7 +137,7 @@ pub struct CallbackQuery {
 /// The provider returns here: in the browser that began the sign-in (its
 /// `__Host-svc_login` cookie), the person is found or created, the session cookie set,
 /// the login cookie cleared, and the browser sent back to `return_to`.
-#[utoipa::path(get, path = "/v1/login/callback", tag = "login", security(()), params(CallbackQuery),
+#[utoipa::path(get, path = "/v1/login/callback", operation_id = "loginCallback", tag = "login", security(()), params(CallbackQuery),
     responses((status = 303, description = "signed in; back to return_to"),
         (status = 400, body = ApiErrorBody),
         (status = 403, body = ApiErrorBody, description = "`wrong_browser`: not the browser that began the sign-in; `account_disabled`: the person was disabled"),
@@ -270,7 +270,7 @@ async fn user_for_claims(tx: &mut Tx, claims: &Claims) -> ApiResult<users::UserR
 }
 
 /// Signs in with the built-in local provider's password; sets the session cookie.
-#[utoipa::path(post, path = "/v1/login/password", tag = "login", security(()), request_body = PasswordLogin,
+#[utoipa::path(post, path = "/v1/login/password", operation_id = "loginPassword", tag = "login", security(()), request_body = PasswordLogin,
     responses((status = 200, body = User, description = "signed in: the session cookie is set"),
         (status = 401, body = ApiErrorBody, description = "wrong login or password"),
         (status = 403, body = ApiErrorBody, description = "`bad_origin`: foreign or missing Origin; `account_disabled`: the person was disabled")))]
@@ -312,7 +312,7 @@ pub async fn password(
 
 /// Ends the calling session (or revokes the calling credential) and says where to end
 /// the identity provider's session.
-#[utoipa::path(post, path = "/v1/logout", tag = "login",
+#[utoipa::path(post, path = "/v1/logout", operation_id = "logout", tag = "login",
     responses((status = 200, body = LoggedOut), (status = 401, body = ApiErrorBody), (status = 403, body = ApiErrorBody)))]
 pub async fn logout(State(state): State<AppState>, caller: Caller) -> ApiResult<Response> {
     let mut tx = state.store.begin().await?;

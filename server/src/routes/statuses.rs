@@ -72,7 +72,8 @@ fn validate(body: &PostStatus) -> ApiResult<()> {
 }
 
 /// Posts a status on a commit (any member); the latest per context counts.
-#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/statuses/{sha}", tag = "checks",
+#[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/statuses/{sha}", operation_id = "postStatus", tag = "checks",
+    security(("bearer" = []), ("session" = []), ("statusToken" = [])),
     request_body = PostStatus,
     params(CommitPath),
     responses((status = 201, body = Status), (status = 400, body = ApiErrorBody), (status = 404, body = ApiErrorBody),
@@ -173,7 +174,7 @@ async fn resolve(
 }
 
 /// The Checks object of a commit: the merge gate's view of it.
-#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/commits/{sha}/checks", tag = "checks",
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/commits/{sha}/checks", operation_id = "getCommitChecks", tag = "checks",
     params(CommitPath),
     responses((status = 200, body = Checks), (status = 404, body = ApiErrorBody)))]
 pub async fn checks(

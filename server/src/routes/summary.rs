@@ -16,7 +16,7 @@ use crate::store::releases as rows;
 
 /// The repo's main (its head, the head's checks or `not_built`, the newest CI build on
 /// main, a CiBuild, or null) and its latest published release.
-#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/summary", tag = "releases",
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/summary", operation_id = "getRepoSummary", tag = "releases",
     params(RepoPath),
     responses((status = 200, body = RepoSummary), (status = 404, body = ApiErrorBody)))]
 pub async fn get(

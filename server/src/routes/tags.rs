@@ -28,7 +28,7 @@ pub struct TagsQuery {
 
 /// The repo's tags, newest first (by when a push or a release made or moved them), 100
 /// a page.
-#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/tags", tag = "releases",
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/tags", operation_id = "listTags", tag = "releases",
     params(RepoPath, TagsQuery),
     responses((status = 200, body = TagList), (status = 400, body = ApiErrorBody), (status = 404, body = ApiErrorBody)))]
 pub async fn list(

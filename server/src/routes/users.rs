@@ -17,7 +17,7 @@ use crate::store::users;
 
 /// Creates a user on a self-hosted server, with the bootstrap secret as Bearer.
 /// Answers the user and a machine credential (its token shown once).
-#[utoipa::path(post, path = "/v1/users", tag = "users", request_body = CreateUser,
+#[utoipa::path(post, path = "/v1/users", operation_id = "bootstrapUser", tag = "users", request_body = CreateUser,
     security(("bootstrap" = [])),
     responses(
         (status = 201, body = UserWithCredential),
@@ -106,7 +106,7 @@ fn looks_like_email(email: &str) -> bool {
 }
 
 /// The caller's own profile.
-#[utoipa::path(get, path = "/v1/user", tag = "users",
+#[utoipa::path(get, path = "/v1/user", operation_id = "getUser", tag = "users",
     responses((status = 200, body = User), (status = 401, body = ApiErrorBody)))]
 pub async fn get_user(State(state): State<AppState>, caller: Caller) -> ApiResult<Json<User>> {
     let mut conn = state.store.read().await?;
@@ -118,7 +118,7 @@ pub async fn get_user(State(state): State<AppState>, caller: Caller) -> ApiResul
 
 /// Edits the caller's profile: omitted fields are kept, null clears one. A name git
 /// cannot write in a commit (`<`, `>`, a newline, a control character) is refused with 422.
-#[utoipa::path(patch, path = "/v1/user", tag = "users", request_body = UpdateUser,
+#[utoipa::path(patch, path = "/v1/user", operation_id = "updateUser", tag = "users", request_body = UpdateUser,
     responses((status = 200, body = User), (status = 400, body = ApiErrorBody), (status = 401, body = ApiErrorBody),
         (status = 422, body = ApiErrorBody, description = "bad_request: JSON of the wrong shape, or a name git cannot write in a commit (`<`, `>`, a newline, a control character)")))]
 pub async fn update_user(

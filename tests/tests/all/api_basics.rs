@@ -180,11 +180,14 @@ async fn the_openapi_document_lists_every_route() {
 /// did not make is 400 `bad_cursor` without echoing it, and JSON that is not an object
 /// is 422 like any other body of the wrong shape.
 /// The committed `docs/openapi.json` is the document the server serves, so a change to
-/// the API shows up in review as a diff of it.
+/// the API shows up in review as a diff of it. Its `servers` is the server's base URL,
+/// which the snapshot holds as a placeholder. What every OpenAPI tool requires of it is
+/// checked here too (`.ci/openapi-lint.sh` runs the tools themselves): operationIds
+/// unique, a description on every response, every security scheme named defined.
 #[tokio::test]
 async fn the_openapi_document_matches_its_snapshot() {
     let app = TestApp::start().await;
-    let doc: Value = expect_json(
+    let mut doc: Value = expect_json(
         app.request(Method::GET, "/v1/openapi.json")
             .send()
             .await
@@ -192,6 +195,56 @@ async fn the_openapi_document_matches_its_snapshot() {
         StatusCode::OK,
     )
     .await;
+    assert_eq!(doc["servers"][0]["url"], app.base, "{}", doc["servers"]);
+    doc["servers"][0]["url"] = json!("https://svc.invalid");
+
+    let schemes = doc["components"]["securitySchemes"].as_object().unwrap();
+    let defined = |requirements: &Value, at: &str| {
+        for requirement in requirements.as_array().unwrap() {
+            for scheme in requirement.as_object().unwrap().keys() {
+                assert!(
+                    schemes.contains_key(scheme),
+                    "{at}: scheme {scheme} is not defined"
+                );
+            }
+        }
+    };
+    defined(&doc["security"], "the document");
+    let mut ids = BTreeSet::new();
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, op) in item.as_object().unwrap() {
+            let at = format!("{method} {path}");
+            let id = op["operationId"].as_str().unwrap_or_default();
+            let camel = id.chars().next().is_some_and(|c| c.is_ascii_lowercase())
+                && id.chars().all(|c| c.is_ascii_alphanumeric());
+            assert!(camel, "{at}: operationId {id:?} is not camelCase");
+            assert!(ids.insert(id.to_owned()), "{at}: operationId {id} repeats");
+            for (status, response) in op["responses"].as_object().unwrap() {
+                let description = response["description"].as_str().unwrap_or_default();
+                assert!(!description.is_empty(), "{at} {status}: no description");
+            }
+            if let Some(security) = op.get("security") {
+                defined(security, &at);
+            }
+        }
+    }
+    // The specification's own names.
+    for id in [
+        "createMonorepo",
+        "listMonorepos",
+        "listBranches",
+        "branchDiff",
+        "mergeBranch",
+        "createIssue",
+        "createLabel",
+        "addArtifact",
+        "launchAgent",
+        "uploadReleaseFile",
+        "agentLive",
+        "commitFiles",
+    ] {
+        assert!(ids.contains(id), "no operation {id}");
+    }
     snapshot::assert_json("docs/openapi.json", &doc);
 }
 
