@@ -102,12 +102,16 @@ pub enum Part {
     ToolCall {
         id: String,
         name: String,
-        #[cfg_attr(feature = "openapi", schema(value_type = Object))]
+        /// The tool's arguments: an object of any keys.
+        #[cfg_attr(
+            feature = "openapi",
+            schema(value_type = std::collections::HashMap<String, Value>)
+        )]
         input: Value,
     },
     ToolResult {
         id: String,
-        #[cfg_attr(feature = "openapi", schema(value_type = Object))]
+        /// Any JSON value: an object, or the tool's text as a string.
         output: Value,
         is_error: bool,
     },

@@ -99,6 +99,7 @@ pub const SOCKET_PROTOCOL: u32 = 1;
 
 /// A frame the server sends on a monorepo event socket (`GET {m}/events` upgraded).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ServerFrame {
     /// One event, live or from the catch-up.
@@ -124,6 +125,7 @@ pub enum ServerFrame {
 
 /// A frame a client sends on a monorepo event socket (besides the text `ping`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ClientFrame {
     Hello(crate::presence::Hello),

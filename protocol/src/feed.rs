@@ -105,6 +105,7 @@ pub enum ContributionKind {
 
 /// A frame the server sends on the person's activity socket.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ActivityServerFrame {
     /// A line, replayed or live. The same `(monorepo_id, seq)` may come again fuller:
@@ -119,6 +120,7 @@ pub enum ActivityServerFrame {
     Summary {
         monorepo: String,
         monorepo_id: String,
+        #[cfg_attr(feature = "openapi", schema(value_type = crate::needs::MonorepoSummary))]
         summary: crate::needs::FeedSummary,
     },
     /// Branches that entered or left needs-you; `more` when over 50 changed.
@@ -153,6 +155,7 @@ pub enum ActivityServerFrame {
 
 /// A frame a client sends on the person's activity socket (besides the text `ping`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ActivityClientFrame {
     /// Replay lines that landed after `since`; without it, none.

@@ -77,7 +77,7 @@ impl FromRequestParts<AppState> for MaybeUpgrade {
 /// the person's activity socket.
 #[utoipa::path(get, path = "/v1/events", operation_id = "listActivity", tag = "events",
     params(ActivityQuery),
-    responses((status = 200, body = ActivityPage), (status = 101, description = "the person's activity socket"),
+    responses((status = 200, body = ActivityPage), (status = 101, description = "the person's activity socket: `ActivityServerFrame` frames out, `ActivityClientFrame` frames in"),
         (status = 400, body = ApiErrorBody), (status = 401, body = ApiErrorBody), (status = 403, body = ApiErrorBody, description = "bad_origin")))]
 pub async fn list(
     State(state): State<AppState>,

@@ -40,11 +40,39 @@ fn actor(caller: &Caller, agent: Option<String>) -> Actor {
     }
 }
 
+/// addArtifact's multipart form: one `file` part, and one `image` part per image the
+/// document uses.
+// A schema only, never built: the handler reads the parts as they stream in (`upload`).
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+struct ArtifactUpload {
+    /// The document or image.
+    #[schema(value_type = String, format = Binary)]
+    file: (),
+    #[schema(schema_with = binary_files)]
+    image: Option<()>,
+}
+
+/// A list of files, as `ArtifactUpload.image` is.
+fn binary_files() -> utoipa::openapi::Array {
+    use utoipa::openapi::schema::{ArrayBuilder, KnownFormat, ObjectBuilder, SchemaFormat, Type};
+    ArrayBuilder::new()
+        .description(Some(
+            "Each image the document uses, its file name its path from the document.",
+        ))
+        .items(
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .format(Some(SchemaFormat::KnownFormat(KnownFormat::Binary))),
+        )
+        .build()
+}
+
 /// Uploads an artifact, or the next version of the one of that name (any member).
 /// Multipart: one `file` field and one `image` field per image the document uses.
 #[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/artifacts", operation_id = "addArtifact", tag = "artifacts",
     params(BranchPath),
-    request_body(content_type = "multipart/form-data", description = "`file`: the document (.md, .markdown, .html, .htm) or image (.png, .jpg, .jpeg, .gif, .webp, .svg), its file name the artifact's; `image`: each image the document uses, its file name its path from the document. 10 MiB in all, a document 1.5 MiB, 20 files."),
+    request_body(content = inline(ArtifactUpload), content_type = "multipart/form-data", description = "`file`: the document (.md, .markdown, .html, .htm) or image (.png, .jpg, .jpeg, .gif, .webp, .svg), its file name the artifact's; `image`: each image the document uses, its file name its path from the document. 10 MiB in all, a document 1.5 MiB, 20 files."),
     responses((status = 201, body = Artifact, description = "the artifact with its versions"),
         (status = 400, body = ApiErrorBody, description = "bad_request (names, paths, types), too_many_files"),
         (status = 404, body = ApiErrorBody),

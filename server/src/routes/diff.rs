@@ -65,7 +65,8 @@ pub struct DiffQuery {
 /// merge commit.
 #[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/diff", operation_id = "branchDiff", tag = "branches",
     params(BranchPath, DiffQuery),
-    responses((status = 200, body = BranchDiff, description = "JSON; with stream=1, application/x-ndjson BranchDiffLine lines"),
+    responses((status = 200, description = "the diff; with `stream=1`, one `BranchDiffLine` a line",
+        content((BranchDiff = "application/json"), (BranchDiffLine = "application/x-ndjson"))),
         (status = 304, description = "If-None-Match matched the two shas"), (status = 404, body = ApiErrorBody),
         (status = 409, body = ApiErrorBody, description = "no_main")))]
 pub async fn diff(

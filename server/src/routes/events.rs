@@ -63,7 +63,7 @@ pub struct EventPage {
 /// `hello` for presence; close 4404 when the monorepo is deleted, 4403 when access is lost.
 #[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/events", operation_id = "pullEvents", tag = "events",
     params(MonorepoPath, PullQuery),
-    responses((status = 200, body = EventPage), (status = 101, description = "WebSocket"),
+    responses((status = 200, body = EventPage), (status = 101, description = "WebSocket: `ServerFrame` frames out, `ClientFrame` frames in"),
         (status = 400, body = ApiErrorBody), (status = 404, body = ApiErrorBody),
         (status = 501, body = ApiErrorBody, description = "event_stream_on_hold")))]
 pub async fn pull(

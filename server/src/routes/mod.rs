@@ -17,6 +17,7 @@ pub(crate) mod deployments;
 pub(crate) mod device;
 pub(crate) mod diff;
 pub(crate) mod doc;
+mod doc_unions;
 pub(crate) mod events;
 pub(crate) mod health;
 pub(crate) mod hooks;
@@ -81,6 +82,15 @@ use crate::state::AppState;
             server that dies leaves a lapsed lease (60 s) and another fails them; a message \
             carries a failed or stopped session on, told the transcript so far."),
     ),
+    // The WebSocket frames, which no response body names: the monorepo event socket's
+    // (pullEvents upgraded), the activity socket's (listActivity upgraded), agentLive's.
+    components(schemas(
+        svc_protocol::event::ServerFrame,
+        svc_protocol::event::ClientFrame,
+        svc_protocol::feed::ActivityServerFrame,
+        svc_protocol::feed::ActivityClientFrame,
+        svc_protocol::agent::LiveFrame,
+    )),
     modifiers(&SecuritySchemes),
     security(("bearer" = []), ("session" = []))
 )]
@@ -325,12 +335,14 @@ pub fn raw() -> axum::Router<AppState> {
 }
 
 /// The OpenAPI document, built once from [`api`] and completed with the shared error
-/// statuses ([`doc::complete`]).
+/// statuses ([`doc::complete`]) and its tagged unions' members named
+/// ([`doc_unions::name_members`]).
 pub fn openapi() -> &'static serde_json::Value {
     static DOC: OnceLock<serde_json::Value> = OnceLock::new();
     DOC.get_or_init(|| {
         let mut doc = serde_json::to_value(api().into_openapi()).unwrap_or_default();
         doc::complete(&mut doc);
+        doc_unions::name_members(&mut doc);
         doc
     })
 }

@@ -407,6 +407,15 @@ async fn the_openapi_document_is_exact() {
         listing.clone()
     };
     assert_eq!(listing["oneOf"].as_array().unwrap().len(), 2, "{listing}");
+    assert_eq!(
+        listing["discriminator"]["propertyName"], "view",
+        "{listing}"
+    );
+    for view in ["home", "list"] {
+        let member = listing["discriminator"]["mapping"][view].as_str().unwrap();
+        let name = member.rsplit('/').next().unwrap();
+        assert!(doc["components"]["schemas"][name].is_object(), "{member}");
+    }
     let token = app
         .bootstrap(json!({"email": "ann@example.com"}))
         .await
@@ -416,4 +425,116 @@ async fn the_openapi_document_is_exact() {
     assert_eq!(plain["view"], "list");
     let home = app.get_json(&token, "/v1/monorepos?summary=1").await;
     assert_eq!(home["view"], "home");
+}
+
+/// Generated clients name each member of a union (openapi-python-client drops inline
+/// `allOf` members and clashes on inline members' nested models): every union's members
+/// are components (`null` aside), and a tagged one names its tag in a `discriminator`.
+#[tokio::test]
+async fn the_openapi_unions_are_named_members() {
+    let app = TestApp::start().await;
+    let doc: Value = expect_json(
+        app.request(Method::GET, "/v1/openapi.json")
+            .send()
+            .await
+            .unwrap(),
+        StatusCode::OK,
+    )
+    .await;
+    fn walk(at: &str, value: &Value, out: &mut Vec<String>) {
+        match value {
+            Value::Object(o) => {
+                for key in ["oneOf", "anyOf"] {
+                    for m in o.get(key).and_then(Value::as_array).into_iter().flatten() {
+                        if m.get("$ref").is_none() && m != &json!({"type": "null"}) {
+                            out.push(format!("{at}/{key}: {m}"));
+                        }
+                    }
+                }
+                for (k, v) in o {
+                    walk(&format!("{at}/{k}"), v, out);
+                }
+            }
+            Value::Array(a) => a.iter().for_each(|v| walk(at, v, out)),
+            _ => {}
+        }
+    }
+    let mut inline = Vec::new();
+    walk("", &doc, &mut inline);
+    assert!(inline.is_empty(), "inline union members: {inline:#?}");
+
+    let schemas = &doc["components"]["schemas"];
+    for (union, tag, values) in [
+        (
+            "Part",
+            "type",
+            &["text", "thinking", "tool-call", "tool-result"][..],
+        ),
+        (
+            "BranchDiffLine",
+            "type",
+            &["start", "file", "end", "error"][..],
+        ),
+        ("MonorepoListing", "view", &["home", "list"][..]),
+        ("LiveFrame", "type", &["messages"][..]),
+        (
+            "ServerFrame",
+            "type",
+            &[
+                "event",
+                "resync",
+                "caught_up",
+                "hello_ok",
+                "feed",
+                "feed_resync",
+                "error",
+            ][..],
+        ),
+        ("ClientFrame", "type", &["hello"][..]),
+        (
+            "ActivityServerFrame",
+            "type",
+            &[
+                "event",
+                "resync",
+                "caught_up",
+                "summary",
+                "needs",
+                "joined",
+                "left",
+                "contributed",
+                "error",
+            ][..],
+        ),
+    ] {
+        let d = &schemas[union]["discriminator"];
+        assert_eq!(d["propertyName"], tag, "{union}");
+        let mut mapped: Vec<&str> = d["mapping"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        mapped.sort_unstable();
+        let mut wanted = values.to_vec();
+        wanted.sort_unstable();
+        assert_eq!(mapped, wanted, "{union}");
+    }
+
+    // The streamed diff's lines and the artifact upload's form have schemas too (the
+    // WebSocket frames above are components no body names).
+    let diff = &doc["paths"]["/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/diff"]
+        ["get"]["responses"]["200"]["content"];
+    assert_eq!(
+        diff["application/x-ndjson"]["schema"]["$ref"],
+        "#/components/schemas/BranchDiffLine"
+    );
+    let upload = &doc["paths"]["/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/artifacts"]
+        ["post"]["requestBody"]["content"]["multipart/form-data"]["schema"];
+    assert_eq!(upload["properties"]["file"]["format"], "binary", "{upload}");
+    assert_eq!(
+        upload["properties"]["image"]["items"]["format"], "binary",
+        "{upload}"
+    );
+    assert_eq!(upload["required"], json!(["file"]), "{upload}");
 }
