@@ -158,6 +158,53 @@ fn results_answer_their_calls(transcript: &Value) {
     }
 }
 
+/// Launches the scripted session with `model` (of `runner`) on `fix-bug` and checks its
+/// first round: idle at the end; the transcript's parts in order (text, the file edit,
+/// the shell call that commits and pushes, svc's `repos` tool through `svc mcp`, named
+/// as `tools` says, each answered); svc's own tool answered from svc with the run's
+/// credential; the pushed commit. Answers the session's id.
+async fn the_session_runs(
+    app: &TestApp,
+    ann: &str,
+    (model, runner): (&str, &str),
+    [write, shell, svc]: [&str; 3],
+) -> String {
+    let s = launch(
+        app,
+        ann,
+        json!({"prompt": PROMPT, "branch": "fix-bug", "model": model}),
+    )
+    .await;
+    let id = s["id"].as_str().unwrap().to_owned();
+    let s = settled(app, ann, &id).await;
+    assert_eq!(s["state"], "idle", "{s}");
+
+    let t = app
+        .get_json(ann, &format!("{M}/agents/{id}/transcript"))
+        .await;
+    assert_eq!(
+        parts(&t),
+        [
+            part("user", "text", ""),
+            part("assistant", "text", ""),
+            part("assistant", "tool-call", write),
+            part("tool", "tool-result", ""),
+            part("assistant", "tool-call", shell),
+            part("tool", "tool-result", ""),
+            part("assistant", "tool-call", svc),
+            part("tool", "tool-result", ""),
+            part("assistant", "text", ""),
+        ],
+        "{t}"
+    );
+    results_answer_their_calls(&t);
+    assert_eq!(t["items"][1]["parts"][0]["text"], "I will write the fix.");
+    let repos = t["items"][7]["parts"][0]["output"].to_string();
+    assert!(repos.contains("app"), "{repos}");
+    pushed(app, ann, &id, runner).await;
+    id
+}
+
 /// The session's branch head: made by the agent's own commit, with svc's trailers.
 async fn pushed(app: &TestApp, token: &str, id: &str, runner: &str) {
     let commits = app
@@ -258,40 +305,13 @@ async fn claude_code_runs_a_session_against_the_messages_api() {
     let c = server(&agents).await;
     let (app, ann) = (&c.app, &c.token);
 
-    let s = launch(
+    let id = the_session_runs(
         app,
         ann,
-        json!({"prompt": PROMPT, "branch": "fix-bug", "model": "claude-sonnet"}),
+        ("claude-sonnet", "claude"),
+        ["Write", "Bash", "mcp__svc__repos"],
     )
     .await;
-    let id = s["id"].as_str().unwrap().to_owned();
-    let s = settled(app, ann, &id).await;
-    assert_eq!(s["state"], "idle", "{s}");
-
-    let t = app
-        .get_json(ann, &format!("{M}/agents/{id}/transcript"))
-        .await;
-    assert_eq!(
-        parts(&t),
-        [
-            part("user", "text", ""),
-            part("assistant", "text", ""),
-            part("assistant", "tool-call", "Write"),
-            part("tool", "tool-result", ""),
-            part("assistant", "tool-call", "Bash"),
-            part("tool", "tool-result", ""),
-            part("assistant", "tool-call", "mcp__svc__repos"),
-            part("tool", "tool-result", ""),
-            part("assistant", "text", ""),
-        ],
-        "{t}"
-    );
-    results_answer_their_calls(&t);
-    assert_eq!(t["items"][1]["parts"][0]["text"], "I will write the fix.");
-    // svc's own tool answered from svc, with the run's credential.
-    let repos = t["items"][7]["parts"][0]["output"].to_string();
-    assert!(repos.contains("app"), "{repos}");
-    pushed(app, ann, &id, "claude").await;
 
     // The stand-in got the key on every request, and the tool results back.
     let answered = model.answered();
@@ -370,39 +390,13 @@ async fn codex_runs_a_session_against_the_responses_api() {
     let c = server(&agents).await;
     let (app, ann) = (&c.app, &c.token);
 
-    let s = launch(
+    let id = the_session_runs(
         app,
         ann,
-        json!({"prompt": PROMPT, "branch": "fix-bug", "model": "codex"}),
+        ("codex", "codex"),
+        ["file_change", "command", "svc.repos"],
     )
     .await;
-    let id = s["id"].as_str().unwrap().to_owned();
-    let s = settled(app, ann, &id).await;
-    assert_eq!(s["state"], "idle", "{s}");
-
-    let t = app
-        .get_json(ann, &format!("{M}/agents/{id}/transcript"))
-        .await;
-    assert_eq!(
-        parts(&t),
-        [
-            part("user", "text", ""),
-            part("assistant", "text", ""),
-            part("assistant", "tool-call", "file_change"),
-            part("tool", "tool-result", ""),
-            part("assistant", "tool-call", "command"),
-            part("tool", "tool-result", ""),
-            part("assistant", "tool-call", "svc.repos"),
-            part("tool", "tool-result", ""),
-            part("assistant", "text", ""),
-        ],
-        "{t}"
-    );
-    results_answer_their_calls(&t);
-    assert_eq!(t["items"][1]["parts"][0]["text"], "I will write the fix.");
-    let repos = t["items"][7]["parts"][0]["output"].to_string();
-    assert!(repos.contains("app"), "{repos}");
-    pushed(app, ann, &id, "codex").await;
 
     let answered = model.answered();
     assert_eq!(
