@@ -6,72 +6,43 @@
 //! JSON message. A request without the expected `x-api-key` gets the API's 401. Every
 //! request is kept, other paths too (answered 404).
 
-use std::sync::Arc;
-
 use axum::body::Bytes;
 use axum::extract::{OriginalUri, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
-use crate::fake_model::{self, Request, Round, Say, Shared, UNSCRIPTED};
+use crate::fake_model::{self, Request, Round, Say, Served, Stand, UNSCRIPTED};
 
 pub struct FakeAnthropic {
     /// What `ANTHROPIC_BASE_URL` is set to: `http://127.0.0.1:<port>`.
     pub base_url: String,
-    shared: Arc<Shared>,
-    key: Arc<str>,
-    task: tokio::task::JoinHandle<()>,
-}
-
-impl Drop for FakeAnthropic {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
-}
-
-#[derive(Clone)]
-struct Served {
-    shared: Arc<Shared>,
-    key: Arc<str>,
+    key: String,
+    stand: Stand,
 }
 
 impl FakeAnthropic {
     /// Serves `rounds` to callers presenting `key` as `x-api-key`.
     pub async fn start(key: &str, rounds: Vec<Round>) -> FakeAnthropic {
-        let shared = Shared::new(rounds);
-        let key: Arc<str> = Arc::from(key);
-        let served = Served {
-            shared: Arc::clone(&shared),
-            key: Arc::clone(&key),
-        };
-        let app = axum::Router::new()
-            .route("/v1/messages", axum::routing::post(messages))
-            .fallback(other)
-            .layer(axum::extract::DefaultBodyLimit::disable())
-            .with_state(served);
-        let (base_url, task) = fake_model::serve(app).await;
+        let not_found =
+            json!({"type": "error", "error": {"type": "not_found_error", "message": "Not found"}});
+        let handler = axum::routing::post(messages);
+        let stand = Stand::start(key, rounds, "/v1/messages", handler, not_found).await;
         FakeAnthropic {
-            base_url,
-            shared,
-            key,
-            task,
+            base_url: stand.base.clone(),
+            key: key.to_owned(),
+            stand,
         }
     }
 
     /// Every request so far, oldest first.
     pub fn requests(&self) -> Vec<Request> {
-        self.shared.requests()
+        self.stand.requests()
     }
 
     /// The requests to `/v1/messages` that carried the key.
     pub fn answered(&self) -> Vec<Request> {
-        let key = self.key.as_ref();
-        let to_messages = |r: &Request| r.path.split('?').next() == Some("/v1/messages");
-        self.requests()
-            .into_iter()
-            .filter(|r| to_messages(r) && r.header("x-api-key") == key)
-            .collect()
+        self.stand.keyed("/v1/messages", "x-api-key", &self.key)
     }
 }
 
@@ -191,21 +162,4 @@ async fn messages(
     fake_model::event(&mut out, "message_delta", &delta);
     fake_model::event(&mut out, "message_stop", &json!({"type": "message_stop"}));
     ([(header::CONTENT_TYPE, "text/event-stream")], out).into_response()
-}
-
-async fn other(
-    State(served): State<Served>,
-    OriginalUri(uri): OriginalUri,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Response {
-    let body = serde_json::from_slice(&body).unwrap_or(Value::Null);
-    served.shared.keep(Request {
-        path: uri.to_string(),
-        headers,
-        body,
-    });
-    let error =
-        json!({"type": "error", "error": {"type": "not_found_error", "message": "Not found"}});
-    (StatusCode::NOT_FOUND, axum::Json(error)).into_response()
 }

@@ -1,5 +1,5 @@
 //! What the model API stand-ins ([`crate::fake_anthropic`], [`crate::fake_openai`]) share:
-//! the script a test gives the stand-in model, and the requests it keeps.
+//! the script a test gives the stand-in model, the requests it keeps, and serving it.
 //!
 //! A coding agent's conversation with its model is one request per model turn, each
 //! carrying the whole conversation so far. The stand-in answers each request from its
@@ -9,7 +9,11 @@
 
 use std::sync::{Arc, Mutex};
 
-use axum::http::HeaderMap;
+use axum::body::Bytes;
+use axum::extract::{OriginalUri, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::IntoResponse;
+use axum::routing::MethodRouter;
 use serde_json::Value;
 
 /// One thing the model says in a turn.
@@ -127,4 +131,74 @@ pub(crate) fn event(out: &mut String, name: &str, data: &Value) {
     out.push_str("\ndata: ");
     out.push_str(&data.to_string());
     out.push_str("\n\n");
+}
+
+/// What a stand-in's handlers share: the script and kept requests, and the API key.
+#[derive(Clone)]
+pub(crate) struct Served {
+    pub shared: Arc<Shared>,
+    pub key: Arc<str>,
+}
+
+/// A stand-in model API serving on loopback until dropped: `route` answered by
+/// `handler`, any other path kept and answered 404 with the API's own `not_found` body.
+pub(crate) struct Stand {
+    /// `http://127.0.0.1:<port>`.
+    pub base: String,
+    shared: Arc<Shared>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for Stand {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl Stand {
+    pub async fn start(
+        key: &str,
+        rounds: Vec<Round>,
+        route: &str,
+        handler: MethodRouter<Served>,
+        not_found: Value,
+    ) -> Stand {
+        let shared = Shared::new(rounds);
+        let served = Served {
+            shared: Arc::clone(&shared),
+            key: Arc::from(key),
+        };
+        let other = move |State(served): State<Served>,
+                          OriginalUri(uri): OriginalUri,
+                          headers: HeaderMap,
+                          body: Bytes| async move {
+            let body = serde_json::from_slice(&body).unwrap_or(Value::Null);
+            served.shared.keep(Request {
+                path: uri.to_string(),
+                headers,
+                body,
+            });
+            (StatusCode::NOT_FOUND, axum::Json(not_found)).into_response()
+        };
+        let app = axum::Router::new()
+            .route(route, handler)
+            .fallback(other)
+            .layer(axum::extract::DefaultBodyLimit::disable())
+            .with_state(served);
+        let (base, task) = serve(app).await;
+        Stand { base, shared, task }
+    }
+
+    /// Every request so far, oldest first.
+    pub fn requests(&self) -> Vec<Request> {
+        self.shared.requests()
+    }
+
+    /// The requests to `path` whose `header` was `value` (the key, as the API takes it).
+    pub fn keyed(&self, path: &str, header: &str, value: &str) -> Vec<Request> {
+        self.requests()
+            .into_iter()
+            .filter(|r| r.path.split('?').next() == Some(path) && r.header(header) == value)
+            .collect()
+    }
 }

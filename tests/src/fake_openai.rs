@@ -13,72 +13,46 @@
 //! `Authorization: Bearer` key gets the API's 401. Every request is kept, other paths
 //! too (answered 404).
 
-use std::sync::Arc;
-
 use axum::body::Bytes;
 use axum::extract::{OriginalUri, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
-use crate::fake_model::{self, Request, Round, Say, Shared, UNSCRIPTED};
+use crate::fake_model::{self, Request, Round, Say, Served, Stand, UNSCRIPTED};
 
 pub struct FakeOpenAi {
     /// The API base a provider's `base_url` names: `http://127.0.0.1:<port>/v1`.
     pub base_url: String,
-    shared: Arc<Shared>,
-    key: Arc<str>,
-    task: tokio::task::JoinHandle<()>,
-}
-
-impl Drop for FakeOpenAi {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
-}
-
-#[derive(Clone)]
-struct Served {
-    shared: Arc<Shared>,
-    key: Arc<str>,
+    key: String,
+    stand: Stand,
 }
 
 impl FakeOpenAi {
     /// Serves `rounds` to callers presenting `key` as `Authorization: Bearer`.
     pub async fn start(key: &str, rounds: Vec<Round>) -> FakeOpenAi {
-        let shared = Shared::new(rounds);
-        let key: Arc<str> = Arc::from(key);
-        let served = Served {
-            shared: Arc::clone(&shared),
-            key: Arc::clone(&key),
-        };
-        let app = axum::Router::new()
-            .route("/v1/responses", axum::routing::post(responses))
-            .fallback(other)
-            .layer(axum::extract::DefaultBodyLimit::disable())
-            .with_state(served);
-        let (base, task) = fake_model::serve(app).await;
+        let not_found = json!({"error": {"message": "Not found", "type": "invalid_request_error", "param": null, "code": null}});
+        let handler = axum::routing::post(responses);
+        let stand = Stand::start(key, rounds, "/v1/responses", handler, not_found).await;
         FakeOpenAi {
-            base_url: format!("{base}/v1"),
-            shared,
-            key,
-            task,
+            base_url: format!("{}/v1", stand.base),
+            key: key.to_owned(),
+            stand,
         }
     }
 
     /// Every request so far, oldest first.
     pub fn requests(&self) -> Vec<Request> {
-        self.shared.requests()
+        self.stand.requests()
     }
 
     /// The requests to `/v1/responses` that carried the key.
     pub fn answered(&self) -> Vec<Request> {
-        let bearer = format!("Bearer {}", self.key);
-        self.requests()
-            .into_iter()
-            .filter(|r| r.path.split('?').next() == Some("/v1/responses"))
-            .filter(|r| r.header("authorization") == bearer)
-            .collect()
+        self.stand.keyed(
+            "/v1/responses",
+            "authorization",
+            &format!("Bearer {}", self.key),
+        )
     }
 }
 
@@ -301,21 +275,4 @@ async fn responses(
     }});
     fake_model::event(&mut out, "response.completed", &completed);
     ([(header::CONTENT_TYPE, "text/event-stream")], out).into_response()
-}
-
-async fn other(
-    State(served): State<Served>,
-    OriginalUri(uri): OriginalUri,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Response {
-    let body = serde_json::from_slice(&body).unwrap_or(Value::Null);
-    served.shared.keep(Request {
-        path: uri.to_string(),
-        headers,
-        body,
-    });
-    let error = json!({"error": {"message": "Not found", "type": "invalid_request_error",
-        "param": null, "code": null}});
-    (StatusCode::NOT_FOUND, axum::Json(error)).into_response()
 }
