@@ -1,16 +1,14 @@
 #!/usr/bin/env bash
 # Fuzzes the API against its own OpenAPI document with schemathesis (`--checks all`): starts
-# the debug svc-server on a free port with a temporary data dir, gives it real data (a user,
-# a monorepo, a repo with main and a pushed branch, made with real git), points every path
-# parameter at that data, and fails on any failure schemathesis finds.
+# the debug svc-server (.ci/serve.sh), gives it real data (a user, a monorepo, a repo with
+# main and a pushed branch, made with real git), points every path parameter at that data,
+# and fails on any failure schemathesis finds.
 # Needs the debug binaries (cargo build --workspace) and python3 with venv.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 version=4.32.5
 target="${CARGO_TARGET_DIR:-target}"
-server="$target/debug/svc-server"
-[ -x "$server" ] || { echo "schemathesis.sh: $server is missing; run cargo build --workspace" >&2; exit 1; }
 
 # The virtualenv lives in the target dir, made once per pinned version.
 venv="$(realpath "$target")/schemathesis-$version"
@@ -22,35 +20,14 @@ fi
 work="$(mktemp -d)"
 pid=""
 cleanup() {
-  if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
+  unserve
   rm -rf "$work"
 }
 trap cleanup EXIT
+# shellcheck source=.ci/serve.sh
+. .ci/serve.sh
+serve "$work"
 
-port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
-base="http://127.0.0.1:$port"
-secret="schemathesis-bootstrap-$RANDOM$RANDOM"
-# Schemathesis sends thousands of requests from one address with one credential: the
-# request rates (tested on their own, tests/tests/all/rate_limits.rs) are off here.
-printf '[rate_limits]\nsign_in_per_minute = 0\ndevice_poll_per_minute = 0\nwrites_per_minute = 0\n' \
-  >"$work/server.toml"
-SVC_BOOTSTRAP_SECRET="$secret" SVC_LOG_FORMAT=text "$server" --listen "127.0.0.1:$port" \
-  --data-dir "$work/data" --config "$work/server.toml" >"$work/server.log" 2>&1 &
-pid=$!
-for _ in $(seq 100); do
-  curl -fsS "$base/healthz" >/dev/null 2>&1 && break
-  kill -0 "$pid" 2>/dev/null || { cat "$work/server.log" >&2; exit 1; }
-  sleep 0.1
-done
-
-# call METHOD PATH [JSON]: the JSON answer of a call that must succeed.
-call() {
-  curl -fsS -X "$1" "$base$2" -H "Authorization: Bearer ${token:-$secret}" \
-    -H 'Content-Type: application/json' ${3:+--data "$3"}
-}
-json() { python3 -c "import json, sys; print(json.load(sys.stdin)$1)"; }
-
-token="$(call POST /v1/users '{"login": "ci", "email": "ci@svc.invalid"}' | json '["credential"]["token"]')"
 call POST /v1/monorepos '{"name": "proj"}' >/dev/null
 clone_url="$(call POST /v1/monorepos/ci/proj/repos '{"path": "app"}' | json '["clone_url"]')"
 call POST /v1/monorepos/ci/proj/issues '{"title": "First issue", "body": "For the fuzzer", "labels": ["bug"]}' >/dev/null

@@ -176,14 +176,12 @@ async fn the_openapi_document_lists_every_route() {
     }
 }
 
-/// One validation style: a `limit` out of range is 400 on every list, a cursor the list
-/// did not make is 400 `bad_cursor` without echoing it, and JSON that is not an object
-/// is 422 like any other body of the wrong shape.
 /// The committed `docs/openapi.json` is the document the server serves, so a change to
 /// the API shows up in review as a diff of it. Its `servers` is the server's base URL,
 /// which the snapshot holds as a placeholder. What every OpenAPI tool requires of it is
 /// checked here too (`.ci/openapi-lint.sh` runs the tools themselves): operationIds
-/// unique, a description on every response, every security scheme named defined.
+/// unique, a description on every response, every security scheme named defined, and
+/// every JSON body a schema a generated client can read (`.ci/clients.sh` runs two).
 #[tokio::test]
 async fn the_openapi_document_matches_its_snapshot() {
     let app = TestApp::start().await;
@@ -210,6 +208,15 @@ async fn the_openapi_document_matches_its_snapshot() {
         }
     };
     defined(&doc["security"], "the document");
+    // A bare `{"type": "object"}` is an object generators type as having no keys.
+    let readable = |content: &Value, at: &str| {
+        for (media, body) in content.as_object().into_iter().flatten() {
+            let schema = &body["schema"];
+            let keyed = ["properties", "additionalProperties", "oneOf", "allOf"];
+            let bare = schema["type"] == "object" && keyed.iter().all(|k| schema.get(k).is_none());
+            assert!(!bare, "{at} {media}: an object schema with no keys");
+        }
+    };
     let mut ids = BTreeSet::new();
     for (path, item) in doc["paths"].as_object().unwrap() {
         for (method, op) in item.as_object().unwrap() {
@@ -222,7 +229,9 @@ async fn the_openapi_document_matches_its_snapshot() {
             for (status, response) in op["responses"].as_object().unwrap() {
                 let description = response["description"].as_str().unwrap_or_default();
                 assert!(!description.is_empty(), "{at} {status}: no description");
+                readable(&response["content"], &format!("{at} {status}"));
             }
+            readable(&op["requestBody"]["content"], &format!("{at} request"));
             if let Some(security) = op.get("security") {
                 defined(security, &at);
             }
@@ -248,6 +257,9 @@ async fn the_openapi_document_matches_its_snapshot() {
     snapshot::assert_json("docs/openapi.json", &doc);
 }
 
+/// One validation style: a `limit` out of range is 400 on every list, a cursor the list
+/// did not make is 400 `bad_cursor` without echoing it, and JSON that is not an object
+/// is 422 like any other body of the wrong shape.
 #[tokio::test]
 async fn bad_limits_cursors_and_body_shapes_answer_alike() {
     let svc_tests::Cloned {

@@ -636,5 +636,9 @@ async fn a_second_login_says_who_and_asks_first() {
     assert!(said.contains("Logged in"), "{said}");
     let out = login(&["--force"]);
     assert!(out.status.success(), "{}", all_output(&out));
-    assert!(String::from_utf8_lossy(&out.stdout).contains("Logged in"));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("Logged in"),
+        "{}",
+        all_output(&out)
+    );
 }
