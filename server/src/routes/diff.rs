@@ -1,5 +1,6 @@
 //! branchDiff: the three-dot diff of a branch, as JSON or as a stream of lines. A merged
-//! branch keeps the diff its merge brought into main.
+//! branch keeps the diff its merge brought into main. commitDiff: a commit's own diff,
+//! from its first parent, in the same forms.
 //!
 //! The streamed form sends `start` once the changed files are known, then the files as
 //! they are diffed (gathered up to 64 KiB or 5 ms, then sent); a finished stream is kept by (main, head) and replayed with an
@@ -26,8 +27,9 @@ use crate::extract::{Path, Query};
 use crate::git::diff::{self, Options};
 use crate::git::read::Repo;
 use crate::git::storage;
-use crate::paths::BranchPath;
+use crate::paths::{BranchPath, CommitPath};
 use crate::state::AppState;
+use crate::store::repos::RepoRow;
 
 /// Batches computed ahead of a slow reader.
 const STREAM_AHEAD: usize = 64;
@@ -37,6 +39,9 @@ const SEND_BYTES: usize = 64 * 1024;
 const SEND_WAIT: Duration = Duration::from_millis(5);
 /// The default `max_bytes` of the plain form.
 const DEFAULT_MAX_BYTES: usize = 1024 * 1024;
+
+/// A diff's ends: main (None: from the empty tree) and the head.
+type Ends = (Option<gix::ObjectId>, gix::ObjectId);
 
 #[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
 pub struct DiffQuery {
@@ -95,18 +100,65 @@ pub async fn diff(
         None => (main, row.head),
     };
     let etag = format!("\"{main}.{head}\"");
+    let ends = move |git: &Repo| -> Result<_, diff::Error> {
+        Ok((Some(commit_id(git, &main)?), commit_id(git, &head)?))
+    };
+    answer(state, &headers, &repo, q, etag, ends).await
+}
+
+/// A commit's own diff: from its first parent (for a root commit, from the empty tree:
+/// `base` and `merge_base` are the all-zero sha) to the commit, in branchDiff's forms.
+#[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/commits/{sha}/diff", operation_id = "commitDiff", tag = "code",
+    params(CommitPath, DiffQuery),
+    responses((status = 200, description = "the diff; with `stream=1`, one `BranchDiffLine` a line",
+        content((BranchDiff = "application/json"), (BranchDiffLine = "application/x-ndjson"))),
+        (status = 304, description = "If-None-Match matched the commit's sha"), (status = 404, body = ApiErrorBody)))]
+pub async fn commit_diff(
+    State(state): State<AppState>,
+    caller: Caller,
+    headers: HeaderMap,
+    Path(path): Path<CommitPath>,
+    Query(q): Query<DiffQuery>,
+) -> ApiResult<Response> {
+    let sha = path.sha.clone();
+    if !(sha.len() == 40 && sha.bytes().all(|b| b.is_ascii_hexdigit())) {
+        return Err(ApiError::not_found("commit"));
+    }
+    let repo = {
+        let mut conn = state.store.read().await?;
+        path.resolve(conn.h(), &caller, Need::Read).await?.1
+    };
+    let etag = format!("\"{sha}\"");
+    let ends = move |git: &Repo| -> Result<_, diff::Error> {
+        let commit = commit_id(git, &sha)?;
+        let parents = git
+            .first_parents(commit, None, 2)
+            .map_err(|e| diff::Error::Git(e.to_string()))?;
+        Ok((parents.get(1).copied(), commit))
+    };
+    answer(state, &headers, &repo, q, etag, ends).await
+}
+
+/// `sha` as a commit of `git`; NotFound (404) when it is none.
+fn commit_id(git: &Repo, sha: &str) -> Result<gix::ObjectId, diff::Error> {
+    git.commit_exists(sha)
+        .map_err(|e| diff::Error::Git(e.to_string()))?
+        .ok_or_else(|| diff::Error::NotFound(format!("commit {sha}")))
+}
+
+/// The diff between the `ends` in the form `q` asks for, `etag` naming them.
+async fn answer(
+    state: AppState,
+    headers: &HeaderMap,
+    repo: &RepoRow,
+    q: DiffQuery,
+    etag: String,
+    ends: impl FnOnce(&Repo) -> Result<Ends, diff::Error> + Send + 'static,
+) -> ApiResult<Response> {
     let matches = headers
         .get(header::IF_NONE_MATCH)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.split(',').any(|t| t.trim() == etag));
-    let ends = move |git: &Repo| -> Result<_, diff::Error> {
-        let id = |sha: &str| {
-            git.commit_exists(sha)
-                .map_err(|e| diff::Error::Git(e.to_string()))?
-                .ok_or_else(|| diff::Error::NotFound(format!("commit {sha}")))
-        };
-        Ok((id(&main)?, id(&head)?))
-    };
     let patches = q.patches;
     if patches && q.stream {
         let key = (repo.id.clone(), etag.clone(), String::new());
@@ -142,9 +194,9 @@ pub async fn diff(
         }
     };
     let whole = state
-        .git(&repo, move |git| {
+        .git(repo, move |git| {
             let (main, head) = ends(&git)?;
-            diff::branch_diff(&git, main, head, options)
+            diff::diff_from(&git, main, head, options)
         })
         .await?;
     if !patches && q.format.as_deref() == Some("patch") {
@@ -210,7 +262,7 @@ async fn stream(
     state: AppState,
     key: DiffKey,
     dir: std::path::PathBuf,
-    ends: impl FnOnce(&Repo) -> Result<(gix::ObjectId, gix::ObjectId), diff::Error> + Send + 'static,
+    ends: impl FnOnce(&Repo) -> Result<Ends, diff::Error> + Send + 'static,
 ) -> ApiResult<Response> {
     let (tx, rx) = mpsc::channel::<Result<Bytes, std::io::Error>>(STREAM_AHEAD);
     // The plan (the tree diff) is made before answering, so a bad end is still a 404.

@@ -219,6 +219,7 @@ pub fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(code::history))
         .routes(routes!(code::last_commits))
         .routes(routes!(code::commit))
+        .routes(routes!(diff::commit_diff))
         .routes(routes!(statuses::post))
         .routes(routes!(statuses::checks))
         .routes(routes!(branches::list, branches::create))

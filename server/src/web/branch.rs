@@ -7,15 +7,14 @@
 
 use askama::Template;
 use axum::extract::State;
-use axum::http::HeaderMap;
 use axum::response::Response;
-use futures_util::StreamExt;
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use serde::Deserialize;
-use svc_protocol::branch::{Branch, BranchDiff, Mergeable, Review, ReviewState};
+use svc_protocol::branch::{Branch, Mergeable, Review, ReviewState};
 
 use super::agents::AgentBox;
-use super::branch_diff::{self, DiffView};
+use super::checks::{ChecksView, short};
+use super::diff_section::{self, DiffJob, DiffOf, DiffSection};
 use super::home::{human, rfc3339};
 use super::markdown;
 use super::page::{self, Layout, Viewer};
@@ -23,15 +22,9 @@ use crate::authz::Need;
 use crate::error::ApiResult;
 use crate::extract::{Path, Query};
 use crate::paths::BranchPath;
-use crate::routes::{artifacts, branches, diff, reviews};
+use crate::routes::{artifacts, branches, reviews};
 use crate::state::AppState;
 
-/// The whole page stays under this many bytes; the diff gives way first.
-const PAGE_MAX: usize = 96 * 1024;
-/// Bytes of patch text asked of the API for the page's part of the diff.
-const DIFF_PATCH_BYTES: usize = 256 * 1024;
-/// The raw diff link's patch budget (the API's own limit of the plain form).
-const RAW_PATCH_BYTES: usize = 2 * 1024 * 1024;
 /// Rendered description HTML at most; a longer one is cut.
 const DESCRIPTION_HTML_MAX: usize = 10 * 1024;
 /// Rendered review HTML at most, newest reviews first.
@@ -41,8 +34,7 @@ const REVIEW_HTML_MAX: usize = 6 * 1024;
 /// Reviews kept while reading the list (newest), and pages read at most.
 const REVIEWS_KEPT: usize = 30;
 const REVIEW_PAGES: usize = 8;
-/// Rows of the checks table, conflict paths and artifacts shown at most.
-const CHECKS_MAX: usize = 30;
+/// Conflict paths and artifacts shown at most.
 const CONFLICTS_MAX: usize = 20;
 const ARTIFACTS_MAX: usize = 25;
 
@@ -114,61 +106,6 @@ struct BranchPage {
     agents: AgentBox,
 }
 
-/// The diff section, rendered once the rest of the page went out.
-#[derive(Template)]
-#[template(path = "branch_diff.html")]
-struct DiffSection {
-    api: String,
-    main_branch: String,
-    merged: bool,
-    diff: Option<DiffView>,
-    diff_error: Option<String>,
-    /// The diff's ends, so the script can tell when it changes.
-    diff_key: String,
-    raw_diff: String,
-    /// A blob link's prefix at the head: `/.../-/<repo>/blob/<head>/`.
-    blob_base: String,
-}
-
-/// What the diff section is made from: the branch, and who asks.
-struct DiffJob {
-    state: AppState,
-    caller: crate::auth::Caller,
-    path: BranchPath,
-    section: DiffSection,
-}
-
-impl DiffJob {
-    /// The section's HTML in at most `budget` bytes where the diff allows (it gives way
-    /// first: fewer files' hunks, then none).
-    async fn render(mut self, budget: usize) -> String {
-        let source = match branch_diff(&self.state, &self.caller, &self.path).await {
-            Ok(d) => Some(d),
-            Err(e) => {
-                self.section.diff_error = Some(e);
-                None
-            }
-        };
-        if let Some(d) = &source {
-            self.section.diff_key = format!("{}.{}", d.merge_base, d.head);
-            self.section.diff = Some(DiffView::of(d, branch_diff::HTML_BUDGET.min(budget)));
-        }
-        let mut html = self.section.render().unwrap_or_default();
-        for _ in 0..4 {
-            let (Some(d), Some(s)) = (&self.section.diff, &source) else {
-                break;
-            };
-            if html.len() <= budget {
-                break;
-            }
-            let over = html.len() - budget;
-            self.section.diff = Some(DiffView::of(s, d.budget.saturating_sub(over + 2048)));
-            html = self.section.render().unwrap_or_default();
-        }
-        html
-    }
-}
-
 struct Facts {
     ahead: Option<u32>,
     behind: Option<u32>,
@@ -177,28 +114,6 @@ struct Facts {
     mergeable_text: String,
     conflicts: Vec<String>,
     conflicts_hidden: usize,
-}
-
-struct ChecksView {
-    state: String,
-    /// The state in words (`not built`).
-    state_text: String,
-    rows: Vec<CheckRow>,
-    hidden: usize,
-    missing: Vec<String>,
-    unknown: Option<String>,
-    required_none: bool,
-}
-
-struct CheckRow {
-    context: String,
-    state: &'static str,
-    link: Option<String>,
-    description: Option<String>,
-    creator: String,
-    at: String,
-    when: String,
-    required: bool,
 }
 
 struct MergeView {
@@ -260,37 +175,9 @@ pub async fn page(
         return tree;
     }
     match build(&state, &viewer, path).await {
-        Ok((page, job)) => streamed(&page, job),
+        Ok((page, job)) => diff_section::streamed(&page, job),
         Err(e) => page::failed(&viewer, e),
     }
-}
-
-/// Where the diff section goes in the rendered page (user text cannot make it: it is
-/// escaped, and sanitized Markdown keeps no comments).
-const DIFF_SLOT: &str = "<!--svc:diff-->";
-
-/// The page up to its diff at once, then the diff section and the rest when the diff is
-/// read: the first bytes never wait for the diff, the whole stays under [`PAGE_MAX`].
-fn streamed(page: &BranchPage, job: DiffJob) -> Response {
-    let html = match page.render() {
-        Ok(html) => html,
-        Err(e) => return page::render_error(e),
-    };
-    let Some((head, tail)) = html.split_once(DIFF_SLOT) else {
-        return page::render_error("the branch page has no place for its diff");
-    };
-    let budget = PAGE_MAX.saturating_sub(head.len() + tail.len());
-    let (head, tail) = (head.to_owned(), tail.to_owned());
-    let rest = async move {
-        let mut rest = job.render(budget).await;
-        rest.push_str(&tail);
-        Ok::<_, std::convert::Infallible>(axum::body::Bytes::from(rest))
-    };
-    let first = std::future::ready(Ok::<_, std::convert::Infallible>(axum::body::Bytes::from(
-        head,
-    )));
-    let parts = futures_util::stream::once(first).chain(futures_util::stream::once(rest));
-    page::streamed(axum::body::Body::from_stream(parts))
 }
 
 /// Main has no branch page (it is not a branch under review): links to it, from the
@@ -390,7 +277,7 @@ async fn build(
     let page = BranchPage {
         layout,
         facts: facts(&b),
-        checks: checks_view(&b),
+        checks: ChecksView::of(&b.checks, &b.head, api.clone()),
         merge: merge_view(&b, repo.default_head.as_deref()),
         main_href: format!("{repo_page}/tree/{}", segment(&repo.default_branch)),
         repo_href: repo_page.clone(),
@@ -415,60 +302,18 @@ async fn build(
         api: api.clone(),
         b: b.clone(),
     };
+    // The diff's new side: a merged branch's is its merge commit.
+    let new_side = b.merge_sha.as_deref().filter(|_| b.state == "merged");
+    let blob_base = format!("{repo_page}/blob/{}/", new_side.unwrap_or(&b.head));
+    let mut section = DiffSection::new(api, repo.default_branch.clone(), blob_base);
+    section.merged = b.state == "merged";
     let job = DiffJob {
         state: state.clone(),
         caller: caller.clone(),
-        path,
-        section: DiffSection {
-            raw_diff: format!("{api}/diff?format=patch&max_bytes={RAW_PATCH_BYTES}"),
-            // The diff's new side: a merged branch's is its merge commit.
-            blob_base: format!(
-                "{repo_page}/blob/{}/",
-                b.merge_sha
-                    .as_deref()
-                    .filter(|_| b.state == "merged")
-                    .unwrap_or(&b.head)
-            ),
-            api,
-            main_branch: repo.default_branch.clone(),
-            merged: b.state == "merged",
-            diff: None,
-            diff_error: None,
-            diff_key: String::new(),
-        },
+        of: DiffOf::Branch(path),
+        section,
     };
     Ok((page, job))
-}
-
-/// The page's part of the diff (the plain form, a patch budget), or why there is none.
-async fn branch_diff(
-    state: &AppState,
-    caller: &crate::auth::Caller,
-    path: &BranchPath,
-) -> Result<BranchDiff, String> {
-    let q = diff::DiffQuery {
-        max_bytes: Some(DIFF_PATCH_BYTES),
-        ..Default::default()
-    };
-    let answer = diff::diff(
-        State(state.clone()),
-        caller.clone(),
-        HeaderMap::new(),
-        Path(path.clone()),
-        Query(q),
-    )
-    .await;
-    let response = match answer {
-        Ok(r) => r,
-        Err(e) if e.code == svc_protocol::ErrorCode::NoMain => {
-            return Err("The repo has no main yet, so there is nothing to compare with.".into());
-        }
-        Err(e) => return Err(format!("The diff could not be computed: {}", e.message)),
-    };
-    let bytes = axum::body::to_bytes(response.into_body(), 16 * 1024 * 1024)
-        .await
-        .map_err(|e| format!("The diff could not be read: {e}"))?;
-    serde_json::from_slice(&bytes).map_err(|e| format!("The diff could not be read: {e}"))
 }
 
 /// The newest reviews (oldest first among them) and how many came before them.
@@ -539,10 +384,6 @@ fn text_of(b: &Branch) -> (Option<String>, Option<String>, bool) {
     }
 }
 
-fn short(sha: &str) -> String {
-    sha.chars().take(10).collect()
-}
-
 fn facts(b: &Branch) -> Facts {
     let (mergeable, text) = match (b.mergeable, b.last_mergeable) {
         (Mergeable::Clean, _) => ("clean", "Merges cleanly into main.".to_owned()),
@@ -565,41 +406,6 @@ fn facts(b: &Branch) -> Facts {
         mergeable_text: text,
         conflicts_hidden: b.conflicts.len().saturating_sub(CONFLICTS_MAX),
         conflicts: b.conflicts.iter().take(CONFLICTS_MAX).cloned().collect(),
-    }
-}
-
-/// A link a check may carry: http or https only, never a script.
-fn safe_link(url: Option<&str>) -> Option<String> {
-    let parsed = url::Url::parse(url?).ok()?;
-    matches!(parsed.scheme(), "http" | "https").then(|| parsed.to_string())
-}
-
-fn checks_view(b: &Branch) -> ChecksView {
-    let c = &b.checks;
-    let required = c.required.clone().unwrap_or_default();
-    let rows = c
-        .statuses
-        .iter()
-        .take(CHECKS_MAX)
-        .map(|s| CheckRow {
-            context: s.context.clone(),
-            state: s.state.as_str(),
-            link: safe_link(s.target_url.as_deref()),
-            description: s.description.clone(),
-            creator: s.creator.clone(),
-            at: rfc3339(s.created_at),
-            when: human(s.created_at),
-            required: required.contains(&s.context),
-        })
-        .collect();
-    ChecksView {
-        state: c.build_state.clone(),
-        state_text: c.build_state.replace('_', " "),
-        rows,
-        hidden: c.statuses.len().saturating_sub(CHECKS_MAX),
-        missing: c.missing.clone().unwrap_or_default(),
-        unknown: c.checks_unknown.clone(),
-        required_none: c.required.as_ref().is_some_and(Vec::is_empty),
     }
 }
 

@@ -10,7 +10,10 @@ mod artifacts;
 mod assets;
 mod branch;
 mod branch_diff;
+mod checks;
 mod code;
+mod commit;
+mod diff_section;
 mod home;
 mod issues;
 pub(crate) mod markdown;
@@ -52,6 +55,10 @@ pub fn router() -> axum::Router<AppState> {
         .route(
             "/{owner}/{monorepo}/-/{repo}/commits/{ref}/{*path}",
             get(code::history),
+        )
+        .route(
+            "/{owner}/{monorepo}/-/{repo}/commit/{sha}",
+            get(commit::page),
         )
         .route("/{owner}/{monorepo}/-/{repo}/releases", get(releases::page))
         .route(

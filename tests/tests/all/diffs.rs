@@ -1,9 +1,9 @@
 //! branchDiff end to end: every mode, checked against `git diff --patience`.
 
 use reqwest::{Method, StatusCode, header};
-use serde_json::Value;
+use serde_json::{Value, json};
 use svc_tests::git::Git;
-use svc_tests::{TestApp, expect_json};
+use svc_tests::{TestApp, expect_error, expect_json};
 
 const R: &str = "/v1/monorepos/ann/mono/repos/app";
 
@@ -260,4 +260,83 @@ async fn streamed_lines_then_replay_with_etag() {
     );
     let r = w.get("?patches=1&stream=1", Some(&etag)).await;
     assert_eq!(r.status(), StatusCode::NOT_MODIFIED);
+}
+
+/// commitDiff: a commit's own changes, from its first parent; a root commit's from the
+/// empty tree. Its forms are branchDiff's.
+#[tokio::test]
+async fn a_commit_diff_is_against_its_first_parent() {
+    let w = world().await;
+    let sha = |rev: &str| w.git.ok(&w.work, &["rev-parse", rev]).trim().to_owned();
+    let (root, topic, moved) = (sha("main"), sha("topic~1"), sha("topic"));
+    let get = |sha: String, query: &'static str| {
+        let path = format!("{R}/commits/{sha}/diff{query}");
+        let r = w.app.as_user(Method::GET, &path, &w.token);
+        async move { r.send().await.unwrap() }
+    };
+
+    let d: Value = expect_json(get(moved.clone(), "").await, StatusCode::OK).await;
+    assert_eq!(
+        (&d["base"], &d["merge_base"], &d["head"]),
+        (&json!(topic), &json!(topic), &json!(moved))
+    );
+    let files = d["files"].as_array().unwrap();
+    let changes: Vec<(&str, &str)> = files
+        .iter()
+        .map(|f| (f["path"].as_str().unwrap(), f["status"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        changes,
+        [("docs/new.md", "renamed"), ("gone.txt", "deleted")]
+    );
+    let git_patch = w
+        .git
+        .ok(&w.work, &["show", "--format=", "topic", "--", "gone.txt"]);
+    let hunks = &git_patch[git_patch.find("@@").unwrap()..];
+    assert_eq!(by_path(files, "gone.txt")["patch"], hunks);
+
+    // The first commit: every file added, from the all-zero sha.
+    let d: Value = expect_json(get(root.clone(), "").await, StatusCode::OK).await;
+    let zero = "0".repeat(40);
+    assert_eq!((&d["base"], &d["merge_base"]), (&json!(zero), &json!(zero)));
+    assert_eq!(d["files_total"], 5);
+    assert!(
+        d["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|f| f["status"] == "added"),
+        "{d}"
+    );
+
+    // Streamed, and as one patch.
+    let r = get(topic.clone(), "?patches=1&stream=1").await;
+    assert_eq!(r.headers()[header::CONTENT_TYPE], "application/x-ndjson");
+    let text = r.text().await.unwrap();
+    let start: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(
+        (&start["type"], &start["base"], &start["files_total"]),
+        (&json!("start"), &json!(root), &json!(6))
+    );
+    let r = get(topic.clone(), "?format=patch").await;
+    assert!(r.text().await.unwrap().contains("+fn y() {}"));
+
+    // What is not a commit of the repo, and who may not read it.
+    let r = get("1".repeat(40), "").await;
+    expect_error(r, StatusCode::NOT_FOUND, "not_found").await;
+    let r = get(moved[..12].to_owned(), "").await;
+    expect_error(r, StatusCode::NOT_FOUND, "not_found").await;
+    let bob = w
+        .app
+        .bootstrap(json!({"email": "bob@example.com", "login": "bob"}))
+        .await
+        .credential
+        .token;
+    let r = w
+        .app
+        .as_user(Method::GET, &format!("{R}/commits/{moved}/diff"), &bob)
+        .send()
+        .await
+        .unwrap();
+    expect_error(r, StatusCode::NOT_FOUND, "not_found").await;
 }

@@ -561,9 +561,12 @@ async fn the_code_pages_read_well_wide_and_at_360_px() {
     wide_window(&browser).await;
     w.sign_in_at(&browser, "/ann/mono").await;
 
+    let head = w.git.ok(&w.work, &["rev-parse", "HEAD"]).trim().to_owned();
+    let commit = format!("/ann/mono/-/app/commit/{head}");
     // (screenshot name, page, what shows it is drawn)
     let pages = [
         ("monorepo", "/ann/mono", "h1"),
+        ("commit", commit.as_str(), "#diff"),
         ("tree", "/ann/mono/-/app/tree/main", "#tree"),
         ("blob", "/ann/mono/-/app/blob/main/src/main.rs", "#L2"),
         ("history", "/ann/mono/-/app/commits/main", "#history"),

@@ -1,6 +1,6 @@
 //! The monorepo page and code browsing on the web: `/{owner}/{monorepo}`,
-//! `/-/{repo}/tree|blob|commits/{ref}/{path}` and `/-/{repo}/releases`, as HTML, for the
-//! monorepo's members only.
+//! `/-/{repo}/tree|blob|commits/{ref}/{path}`, `/-/{repo}/commit/{sha}` and
+//! `/-/{repo}/releases`, as HTML, for the monorepo's members only.
 
 use std::path::PathBuf;
 
@@ -434,6 +434,78 @@ async fn history_pages_through_the_commits_of_a_path() {
 }
 
 #[tokio::test]
+async fn a_commit_page_shows_its_message_checks_and_diff() {
+    let w = World::new().await;
+    let cookie = w.sign_in("ann").await;
+    let root = w
+        .git
+        .ok(&w.work, &["rev-list", "--max-parents=0", "HEAD"])
+        .trim()
+        .to_owned();
+    let parent = w
+        .git
+        .ok(&w.work, &["rev-parse", "main~1"])
+        .trim()
+        .to_owned();
+    let page = |sha: &str| format!("/ann/mono/-/app/commit/{sha}");
+
+    // Main's head: its title, author, parent, the check on it and its one-file diff.
+    let html = w.page(&cookie, &page(&w.main)).await;
+    assert!(html.contains("<h1>Count 55</h1>"), "{html}");
+    assert_eq!(links(&html, &page(&parent)).len(), 1, "{html}");
+    assert!(html.contains(r#"data-context="ci/test""#), "{html}");
+    assert!(
+        html.contains(r#"<span class="badge success">success</span>"#),
+        "{html}"
+    );
+    assert!(html.contains(r#"data-path="count.txt""#), "{html}");
+    assert!(
+        html.contains("<td>-54</td>") && html.contains("<td>+55</td>"),
+        "{html}"
+    );
+    assert!(
+        !html.contains("README.md"),
+        "only the commit's own changes: {html}"
+    );
+    assert!(!links(&html, &format!("/ann/mono/-/app/tree/{}", w.main)).is_empty());
+
+    // The first commit: every file added, its title escaped, no parent.
+    let html = w.page(&cookie, &page(&root)).await;
+    assert!(html.contains(&esc("First <b>commit</b>")), "{html}");
+    assert!(html.contains("none: the first commit"), "{html}");
+    for path in ["README.md", "src/main.rs", "logo.png"] {
+        assert!(
+            html.contains(&format!(r#"data-path="{path}""#)),
+            "{path}: {html}"
+        );
+    }
+
+    // A commit with svc's trailers shows its agent, worktree and machine.
+    w.git.ok(&w.work, &["checkout", "-q", "-b", "traced"]);
+    let message = "Traced change\n\nWhy it changed.\n\nSvc-Agent: agent-7\nSvc-Worktree: wt-9\nSvc-Machine: laptop-2";
+    w.git.commit(&w.work, message, &[("traced.txt", b"t\n")]);
+    w.git.ok(&w.work, &["push", "-q", "origin", "traced"]);
+    let traced = w.git.ok(&w.work, &["rev-parse", "HEAD"]).trim().to_owned();
+    let html = w.page(&cookie, &page(&traced)).await;
+    assert!(html.contains("(agent agent-7)"), "{html}");
+    assert!(
+        html.contains("<code>wt-9</code>") && html.contains("laptop-2"),
+        "{html}"
+    );
+    assert!(html.contains("Why it changed."), "{html}");
+
+    // History and the tree's latest commit link to it; a sha that is none is the 404 page.
+    let html = w.page(&cookie, "/ann/mono/-/app/commits/main").await;
+    assert_eq!(links(&html, &page(&w.main)).len(), 1, "{html}");
+    let html = w.page(&cookie, "/ann/mono/-/app/tree/main").await;
+    assert!(!links(&html, &page(&w.main)).is_empty(), "{html}");
+    for bad in ["1".repeat(40), w.main[..10].to_owned()] {
+        let (status, _, html) = w.get(Some(&cookie), &page(&bad)).await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{bad}: {html}");
+    }
+}
+
+#[tokio::test]
 async fn releases_list_their_notes_and_files() {
     let w = World::new().await;
     let r = w
@@ -503,6 +575,8 @@ async fn outsiders_get_the_404_page_and_strangers_the_sign_in() {
         "/ann/mono/-/app/commits/main",
         "/ann/mono/-/app/releases",
     ];
+    let commit = format!("/ann/mono/-/app/commit/{}", w.main);
+    let pages = pages.iter().copied().chain([commit.as_str()]);
     for path in pages {
         let (status, _, html) = w.get(Some(&bob), path).await;
         assert_eq!(status, StatusCode::NOT_FOUND, "{path}");

@@ -125,7 +125,7 @@ fn engine(repo: &Repo, main: ObjectId, head: ObjectId) -> anyhow::Result<EngineR
         max_blob_bytes: usize::MAX,
         ..DiffOptions::stream()
     };
-    let plan = diff::plan(repo, main, head, options)?;
+    let plan = diff::plan(repo, Some(main), head, options)?;
     let mut first_file = None;
     let mut files = 0;
     let mut patch_bytes = 0;

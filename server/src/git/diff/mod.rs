@@ -4,7 +4,8 @@
 //! Synchronous; call it from `spawn_blocking`. [`plan`] diffs the trees, so that a
 //! stream can send its `start` line before any blob is read; [`Plan::files`] then
 //! hands over each file's entry, in file-tree order, as soon as it is computed.
-//! [`branch_diff`] builds the whole answer.
+//! [`branch_diff`] builds the whole answer. With no main ([`diff_from`] of `None`), the
+//! diff is from the empty tree: a root commit's own diff (`commitDiff`).
 
 use std::ops::ControlFlow;
 
@@ -133,19 +134,30 @@ fn handle(repo: &Repo) -> gix::Repository {
 }
 
 /// The merge base of `main` and `head` and the files that differ from it to `head`,
-/// under `options.paths`.
-pub fn plan(repo: &Repo, main: ObjectId, head: ObjectId, options: Options) -> Result<Plan, Error> {
+/// under `options.paths`; with no `main`, every file of `head` (base and merge base
+/// the all-zero sha).
+pub fn plan(
+    repo: &Repo,
+    main: Option<ObjectId>,
+    head: ObjectId,
+    options: Options,
+) -> Result<Plan, Error> {
     let handle = handle(repo);
-    tree_of(&handle, main)?;
     let head_tree = tree_of(&handle, head)?;
-    let merge_base = handle
-        .merge_base(main, head)
-        .map_err(git)?
-        .map(|id| id.detach());
+    let merge_base = match main {
+        Some(main) => {
+            tree_of(&handle, main)?;
+            handle
+                .merge_base(main, head)
+                .map_err(git)?
+                .map(|id| id.detach())
+        }
+        None => None,
+    };
     let base_tree = merge_base.map(|id| tree_of(&handle, id)).transpose()?;
     let changes = tree::changes(&handle, base_tree, head_tree, &options.paths)?;
     Ok(Plan {
-        base: main,
+        base: main.unwrap_or_else(|| ObjectId::null(head.kind())),
         head,
         merge_base,
         options,
@@ -235,6 +247,16 @@ pub fn branch_diff(
     head: ObjectId,
     options: Options,
 ) -> Result<BranchDiff, Error> {
+    diff_from(repo, Some(main), head, options)
+}
+
+/// [`branch_diff`], or with no `main` every file of `head` (as [`plan`]).
+pub fn diff_from(
+    repo: &Repo,
+    main: Option<ObjectId>,
+    head: ObjectId,
+    options: Options,
+) -> Result<BranchDiff, Error> {
     let plan = plan(repo, main, head, options)?;
     let mut files = Vec::new();
     let outcome = plan.files(repo, |file| {
@@ -242,7 +264,7 @@ pub fn branch_diff(
         ControlFlow::Continue(())
     })?;
     Ok(BranchDiff {
-        base: main.to_string(),
+        base: plan.base.to_string(),
         head: head.to_string(),
         merge_base: plan.merge_base_sha(),
         files,

@@ -8,7 +8,7 @@ use gix::ObjectId;
 use svc_protocol::branch::{BranchDiffLine, DiffFile, FileStatus, PatchOmitted};
 use svc_protocol::event::ZERO_SHA;
 
-use super::{Options, branch_diff, plan};
+use super::{Options, branch_diff, diff_from, plan};
 use crate::git::read::fixture::{Fixture, git_in, git_text, standard};
 
 fn id(sha: &str) -> ObjectId {
@@ -415,6 +415,32 @@ fn three_files() -> (Fixture, String, String) {
 }
 
 #[test]
+fn without_a_main_every_file_of_head_is_added() {
+    let (f, _, head) = three_files();
+    let (_, repo) = f.bare();
+    let diff = diff_from(&repo, None, id(&head), Options::patches()).unwrap();
+    assert_eq!(
+        (diff.base.as_str(), diff.merge_base.as_str()),
+        (ZERO_SHA, ZERO_SHA)
+    );
+    let files: Vec<_> = diff
+        .files
+        .iter()
+        .map(|f| (f.path.as_str(), f.status))
+        .collect();
+    let added = FileStatus::Added;
+    assert_eq!(
+        files,
+        [
+            ("docs/a.md", added),
+            ("docs/b.md", added),
+            ("big.txt", added)
+        ]
+    );
+    assert_eq!((diff.stats.additions, diff.stats.deletions), (6, 0));
+}
+
+#[test]
 fn too_large_files_have_no_patch_and_no_counts() {
     let (f, main, head) = three_files();
     let (_, repo) = f.bare();
@@ -560,7 +586,12 @@ fn unrelated_histories_diff_from_the_empty_tree() {
         Some("@@ -0,0 +1,2 @@\n+one\n+two\n")
     );
     assert!(matches!(
-        plan(&repo, id(&main), id(&"1".repeat(40)), Options::patches()),
+        plan(
+            &repo,
+            Some(id(&main)),
+            id(&"1".repeat(40)),
+            Options::patches()
+        ),
         Err(super::Error::NotFound(_))
     ));
 }
@@ -569,7 +600,7 @@ fn unrelated_histories_diff_from_the_empty_tree() {
 fn streaming_hands_over_files_one_by_one_and_stops() {
     let (f, main, head) = three_files();
     let (_, repo) = f.bare();
-    let plan = plan(&repo, id(&main), id(&head), Options::stream()).unwrap();
+    let plan = plan(&repo, Some(id(&main)), id(&head), Options::stream()).unwrap();
     assert_eq!(
         plan.start_line(),
         BranchDiffLine::Start {
