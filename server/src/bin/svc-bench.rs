@@ -278,7 +278,7 @@ enum Command {
         #[arg(long)]
         database_url: Option<String>,
     },
-    /// Server-rendered pages: the home, a 1,000-file branch page's first byte, page sizes
+    /// Server-rendered pages: the home, 1,000-file branch and commit pages' first byte, page sizes
     Web {
         /// Timed requests of the home and of the warm branch page (p50 and p99 are reported)
         #[arg(long, default_value_t = 200)]

@@ -23,7 +23,9 @@
 //!   after 10 untimed. Time to the response headers, to the first body chunk (goal <
 //!   100 ms) and to the end (the page is rendered whole, then sent); and the diff the
 //!   page reads (getBranchDiff, 256 KiB of patches) alone;
-//! - page sizes: every kind of page with big data (the branch above, its folder and big
+//! - commit page: topic-0's one commit (the same `--files`-file diff, against its
+//!   parent), `--runs` times after 10 untimed: first byte (goal < 100 ms) and whole;
+//! - page sizes: every kind of page with big data (the branch and commit above, its folder and big
 //!   file, its history, 40 releases with notes and files, 200 issues, an issue with a
 //!   300-comment timeline, an artifact with a 300 KB document and 120 threads), each
 //!   fetched whole and timed 20 times after its warm-up. Goal: every page's HTML under
@@ -203,7 +205,7 @@ pub async fn bench(opts: Options) -> anyhow::Result<()> {
         ]))?;
         let page = format!("{}/branches/{branch}", big.page);
         let got = browser.first_byte(&page).await?;
-        check_branch_page(&got.body, opts.files)?;
+        check_diff_page(&got.body, opts.files)?;
         println!(
             "cold {branch} (pushed in {}, its page asked for at once): headers {}, first byte \
              {}, whole {}, {} bytes",
@@ -225,7 +227,18 @@ pub async fn bench(opts: Options) -> anyhow::Result<()> {
     for _ in 0..opts.runs {
         warm.push(browser.first_byte(&warm_page).await?);
     }
-    check_branch_page(&warm[0].body, opts.files)?;
+    check_diff_page(&warm[0].body, opts.files)?;
+    // The commit page of topic-0's one commit, the same diff against its parent.
+    let topic = run(git(&big.local).args(["rev-parse", "refs/heads/topic-0"]))?;
+    let commit_page = format!("{}/commit/{}", big.page, topic.trim());
+    for _ in 0..WARM_UP {
+        browser.first_byte(&commit_page).await?;
+    }
+    let mut commits = Vec::with_capacity(opts.runs);
+    for _ in 0..opts.runs {
+        commits.push(browser.first_byte(&commit_page).await?);
+    }
+    check_diff_page(&commits[0].body, opts.files)?;
     // What the page asks the diff API for (the plain form, 256 KiB of patches), alone.
     let (diff_times, diff_size) = client
         .series(
@@ -271,6 +284,10 @@ pub async fn bench(opts: Options) -> anyhow::Result<()> {
         (
             format!("branch: {}-file diff", opts.files),
             warm_page.clone(),
+        ),
+        (
+            format!("commit: {}-file diff", opts.files),
+            commit_page.clone(),
         ),
         (format!("issues ({ISSUES})"), format!("{m}/-/issues")),
         (
@@ -363,14 +380,31 @@ pub async fn bench(opts: Options) -> anyhow::Result<()> {
         ms(percentile(&diff_times, 50)),
         ms(percentile(&diff_times, 99))
     );
-    let (cold50, warm50) = (percentile(&cold_first, 50), percentile(&warm_first, 50));
+    let commit_first = pick(&commits, |f| f.first_byte);
     println!(
-        "goal branch page first byte < {}: cold p50 {}: {}; warm p50 {}: {}",
+        "commit page, one commit of {} files, {} loads: first byte p50 {}, p99 {}, max {}; \
+         whole p50 {}, p99 {}; {} bytes (baseline: the warm branch page above, the same diff)",
+        opts.files,
+        commits.len(),
+        ms(percentile(&commit_first, 50)),
+        ms(percentile(&commit_first, 99)),
+        ms(percentile(&commit_first, 100)),
+        ms(percentile(&pick(&commits, |f| f.total), 50)),
+        ms(percentile(&pick(&commits, |f| f.total), 99)),
+        commits[0].body.len()
+    );
+    let (cold50, warm50) = (percentile(&cold_first, 50), percentile(&warm_first, 50));
+    let commit50 = percentile(&commit_first, 50);
+    println!(
+        "goal branch page first byte < {}: cold p50 {}: {}; warm p50 {}: {}; commit page \
+         p50 {}: {}",
         ms(FIRST_BYTE_GOAL),
         ms(cold50),
         verdict(cold50 < FIRST_BYTE_GOAL),
         ms(warm50),
-        verdict(warm50 < FIRST_BYTE_GOAL)
+        verdict(warm50 < FIRST_BYTE_GOAL),
+        ms(commit50),
+        verdict(commit50 < FIRST_BYTE_GOAL)
     );
     println!(
         "page sizes (the HTML; every page also loads the stylesheet, {css} bytes, and the \
@@ -649,12 +683,12 @@ async fn assets(browser: &Browser, html: &str) -> anyhow::Result<(usize, usize)>
     ))
 }
 
-/// Checks a branch page shows the diff's count.
-fn check_branch_page(body: &[u8], files: usize) -> anyhow::Result<()> {
+/// Checks a branch or commit page shows the diff's count.
+fn check_diff_page(body: &[u8], files: usize) -> anyhow::Result<()> {
     let html = String::from_utf8_lossy(body);
     let want = format!("{files} files changed");
     if !html.contains(&want) {
-        bail!("the branch page does not say {want:?}");
+        bail!("the page does not say {want:?}");
     }
     Ok(())
 }
