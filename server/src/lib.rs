@@ -12,6 +12,7 @@ pub mod checks;
 pub mod ci;
 pub mod config;
 pub mod connections;
+pub mod changes;
 pub mod crash;
 pub mod credential_cache;
 pub mod error;

@@ -19,6 +19,7 @@ mod api_basics;
 mod artifacts;
 mod authz_matrix;
 mod branches;
+mod changes;
 mod browser;
 mod ci;
 mod ci_builds;
