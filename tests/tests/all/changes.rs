@@ -143,7 +143,10 @@ impl World {
     async fn landed_whole(&self, before: &BTreeMap<&str, String>) -> String {
         let merged = self.events("merged").await;
         assert_eq!(merged.len(), 2, "{merged:?}");
-        let change = merged[0]["change"].as_str().expect("a change id").to_owned();
+        let change = merged[0]["change"]
+            .as_str()
+            .unwrap_or_else(|| panic!("a change id in {}", merged[0]))
+            .to_owned();
         assert!(change.starts_with("ch_"), "{change}");
         for e in &merged {
             assert_eq!(e["change"], change.as_str(), "{e}");
