@@ -137,9 +137,8 @@ pub async fn record(
             login: Some(m.merged_by.clone()),
             agent: m.merged_agent.clone(),
         };
-        let r =
-            record::record_change(&mut tx, &state.config.data_dir, &repo.id, &actor, change)
-                .await?;
+        let r = record::record_change(&mut tx, &state.config.data_dir, &repo.id, &actor, change)
+            .await?;
         recorded.push((repo.id.clone(), r));
     }
     let mut answer = ChangeMerge {
@@ -251,7 +250,9 @@ async fn recover_one(
     let mut all_landed = true;
     for (repo, m) in &parts {
         let dir = crate::git::storage::repo_dir(&state.config.data_dir, &repo.id);
-        let heads = record::branch_heads(&dir).await.map_err(|e| e.to_string())?;
+        let heads = record::branch_heads(&dir)
+            .await
+            .map_err(|e| e.to_string())?;
         let main = heads.get(&repo.default_branch);
         let landed = match main {
             Some(head) if *head == m.sha => {
@@ -277,7 +278,9 @@ async fn recover_one(
     let mut back = Vec::new();
     for (repo, m) in at_merge {
         let (Some(main), Ok(sha)) = (
-            m.main_before.as_deref().and_then(|s| ObjectId::from_hex(s.as_bytes()).ok()),
+            m.main_before
+                .as_deref()
+                .and_then(|s| ObjectId::from_hex(s.as_bytes()).ok()),
             ObjectId::from_hex(m.sha.as_bytes()),
         ) else {
             continue;

@@ -128,8 +128,8 @@ impl ChangePath {
         need: Need,
         open_only: bool,
     ) -> ApiResult<(Access, Vec<(RepoRow, BranchRow)>)> {
-        let access = authz::monorepo(h.reborrow(), caller, &self.owner, &self.monorepo, need)
-            .await?;
+        let access =
+            authz::monorepo(h.reborrow(), caller, &self.owner, &self.monorepo, need).await?;
         let mut found = Vec::new();
         let mut all = repos::all(h.reborrow(), &access.monorepo.id).await?;
         all.sort_by(|a, b| a.name.cmp(&b.name));

@@ -75,9 +75,8 @@ use clap::{Parser, Subcommand};
 
 use svc_bench::{
     agent_start, agents, artifacts, auth, branch_diff, branches, change_merge, ci_webhooks, daemon,
-    diff_engine,
-    door, door_fixed, events, far_merge, hooks, issues, last_commits, org_access, real_repo,
-    releases, soak, web,
+    diff_engine, door, door_fixed, events, far_merge, hooks, issues, last_commits, org_access,
+    real_repo, releases, soak, web,
 };
 
 #[derive(Parser)]

@@ -63,9 +63,8 @@ pub async fn pending_changes(h: H<'_>) -> Result<Vec<MergeRow>> {
 
 /// The unrecorded merges of one change.
 pub async fn pending_of_change(h: H<'_>, change_id: &str) -> Result<Vec<MergeRow>> {
-    let sql = format!(
-        "SELECT {COLUMNS} FROM merges WHERE change_id = $1 AND NOT done ORDER BY repo_id"
-    );
+    let sql =
+        format!("SELECT {COLUMNS} FROM merges WHERE change_id = $1 AND NOT done ORDER BY repo_id");
     Ok(on!(h, c => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(change_id).fetch_all(c).await?))
 }
 

@@ -27,7 +27,10 @@ struct World {
     work: BTreeMap<&'static str, PathBuf>,
 }
 
-const REPOS: [(&str, &str); 2] = [("services-api", "services/api"), ("web-client", "web/client")];
+const REPOS: [(&str, &str); 2] = [
+    ("services-api", "services/api"),
+    ("web-client", "web/client"),
+];
 
 async fn world(builder: TestAppBuilder) -> World {
     let app = builder.start().await;
@@ -50,7 +53,11 @@ async fn world(builder: TestAppBuilder) -> World {
         let url = repo["clone_url"].as_str().unwrap();
         git.ok(git.home.path(), &["clone", "-q", url, name]);
         let dir = git.path(name);
-        git.commit(&dir, "first", &[("README.md", format!("{name}\n").as_bytes())]);
+        git.commit(
+            &dir,
+            "first",
+            &[("README.md", format!("{name}\n").as_bytes())],
+        );
         git.ok(&dir, &["push", "-q", "origin", "main"]);
         work.insert(name, dir);
     }
@@ -78,7 +85,9 @@ impl World {
 
     /// Main's head as git holds it.
     fn git_main(&self, repo: &str) -> String {
-        let out = self.git.ok(&self.work[repo], &["ls-remote", "origin", "main"]);
+        let out = self
+            .git
+            .ok(&self.work[repo], &["ls-remote", "origin", "main"]);
         out.split('\t').next().unwrap().to_owned()
     }
 
@@ -190,8 +199,7 @@ impl World {
         let dirs = std::fs::read_dir(self.app.data_dir.path().join("repos")).unwrap();
         dirs.map(|d| d.unwrap().path())
             .find(|d| {
-                std::fs::read_to_string(d.join("refs/heads/main"))
-                    .is_ok_and(|s| s.trim() == main)
+                std::fs::read_to_string(d.join("refs/heads/main")).is_ok_and(|s| s.trim() == main)
             })
             .expect("the repo's bare repository")
     }
@@ -240,7 +248,10 @@ async fn a_change_lands_in_every_repo_at_once() {
             ("web-client", "open", heads["web-client"].as_str())
         ]
     );
-    assert!(change["branches"][0]["checks"]["state"].is_string(), "{change}");
+    assert!(
+        change["branches"][0]["checks"]["state"].is_string(),
+        "{change}"
+    );
 
     let landed: Value = expect_json(w.merge("").await, StatusCode::OK).await;
     let id = w.landed_whole(&before).await;
@@ -255,7 +266,10 @@ async fn a_change_lands_in_every_repo_at_once() {
     for m in landed["merges"].as_array().unwrap() {
         let repo = m["repo"].as_str().unwrap();
         assert_eq!(m["sha"].as_str().unwrap(), w.git_main(repo));
-        assert_eq!((m["branch"].as_str(), m["forced"].as_bool()), (Some("feature"), Some(false)));
+        assert_eq!(
+            (m["branch"].as_str(), m["forced"].as_bool()),
+            (Some("feature"), Some(false))
+        );
         // The merge brought the branch's file onto main.
         let file = w
             .app
@@ -337,12 +351,7 @@ async fn outsiders_and_unknown_changes_are_not_found() {
         (Method::GET, format!("{M}/changes/nothing")),
         (Method::POST, format!("{M}/changes/nothing/merge")),
     ] {
-        let r = w
-            .app
-            .as_user(method, &path, &w.token)
-            .send()
-            .await
-            .unwrap();
+        let r = w.app.as_user(method, &path, &w.token).send().await.unwrap();
         expect_error(r, StatusCode::NOT_FOUND, "not_found").await;
     }
 }

@@ -37,7 +37,11 @@ fn human(c: &Change) -> String {
             b.repo.clone(),
             b.state.clone(),
             short(&b.head).to_owned(),
-            if open { ahead_behind(b) } else { "-".to_owned() },
+            if open {
+                ahead_behind(b)
+            } else {
+                "-".to_owned()
+            },
             if open { mergeable(b) } else { "-".to_owned() },
             checks::state(b.checks.state).to_owned(),
         ]);
