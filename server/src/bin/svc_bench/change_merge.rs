@@ -92,9 +92,10 @@ pub async fn bench(opts: Options) -> anyhow::Result<()> {
         ms(s50),
         ms(percentile(&single, 99))
     );
+    let ratio = c50.as_secs_f64() / s50.as_secs_f64();
     println!(
-        "mergeChange p50 / mergeBranch p50: {:.2}× (goal < 2×)",
-        c50.as_secs_f64() / s50.as_secs_f64()
+        "mergeChange p50 / mergeBranch p50: {ratio:.2}× (goal < 2×): {}",
+        if ratio < 2.0 { "met" } else { "MISSED" }
     );
     server.stop();
     if !opts.keep {
