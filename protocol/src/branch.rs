@@ -398,6 +398,28 @@ pub struct MergeResult {
     pub repo: String,
 }
 
+/// A change: the branches of one name across the repos of a monorepo (`getChange`),
+/// each as `getBranch` answers it, by repo name.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Change {
+    /// The branch name the change goes by.
+    pub branch: String,
+    /// The repos' branches of that name, open or merged.
+    pub branches: Vec<Branch>,
+}
+
+/// `mergeChange`'s answer: every branch of the change landed, together.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ChangeMerge {
+    /// The change's id, carried by its `merged` events, their hook deliveries and its
+    /// `change.merged` event.
+    pub change: String,
+    /// One merge per repo, by repo name.
+    pub merges: Vec<MergeResult>,
+}
+
 /// The kind of a review.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

@@ -47,7 +47,12 @@ pub async fn launch(
         });
     }
     let state = AppState::new(store.clone(), config, oidc);
-    tokio::spawn(crate::git::record::record_all(state.clone()));
+    let settling = state.clone();
+    tokio::spawn(async move {
+        // First the changes a crash cut off: recorded whole or put back whole.
+        crate::changes::recover(&settling).await;
+        crate::git::record::record_all(settling).await;
+    });
     // Once any lock a killed git left is stale (never a live one), it goes.
     let data_dir = state.config.data_dir.clone();
     tokio::spawn(async move {

@@ -8,6 +8,7 @@ pub mod auth;
 pub mod authz;
 pub mod branches;
 pub mod cache;
+pub mod changes;
 pub mod checks;
 pub mod ci;
 pub mod config;

@@ -104,6 +104,63 @@ impl BranchPath {
     }
 }
 
+/// `/v1/monorepos/{owner}/{monorepo}/changes/{branch}`: the branches of one name across
+/// the monorepo's repos.
+#[derive(Debug, Clone, Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct ChangePath {
+    /// The namespace: a person's or an organization's login (any case).
+    pub owner: String,
+    /// The monorepo's name (any case); an old label answers the current monorepo.
+    pub monorepo: String,
+    /// The branch name the change goes by; its slashes sent as `%2F`.
+    pub branch: String,
+}
+
+impl ChangePath {
+    /// The monorepo with the caller's access, and each of its repos (not the meta
+    /// layer) with its branch of this name that git still has, by repo name; 404 when
+    /// no repo has one (`open_only`: no open one).
+    pub async fn resolve(
+        &self,
+        mut h: H<'_>,
+        caller: &Caller,
+        need: Need,
+        open_only: bool,
+    ) -> ApiResult<(Access, Vec<(RepoRow, BranchRow)>)> {
+        let access =
+            authz::monorepo(h.reborrow(), caller, &self.owner, &self.monorepo, need).await?;
+        let mut found = Vec::new();
+        let mut all = repos::all(h.reborrow(), &access.monorepo.id).await?;
+        all.sort_by(|a, b| a.name.cmp(&b.name));
+        for repo in all.into_iter().filter(|r| !r.is_meta) {
+            let branch = branches::get(h.reborrow(), &repo.id, &self.branch).await?;
+            let Some(branch) = branch.filter(|b| {
+                b.name != repo.default_branch
+                    && if open_only {
+                        b.state == "open"
+                    } else {
+                        b.state != "deleted"
+                    }
+            }) else {
+                continue;
+            };
+            found.push((repo, branch));
+        }
+        if found.is_empty() {
+            let mut e = ApiError::not_found("change");
+            e.message = format!(
+                "no repo of {} has {} branch {}",
+                access.monorepo.label(),
+                if open_only { "an open" } else { "a" },
+                self.branch
+            );
+            return Err(e);
+        }
+        Ok((access, found))
+    }
+}
+
 /// `/v1/monorepos/{owner}/{monorepo}/repos/{repo}/commits/{sha}` (and `statuses/{sha}`).
 #[derive(Debug, Clone, Deserialize, IntoParams)]
 #[into_params(parameter_in = Path)]

@@ -37,7 +37,7 @@ pub struct Lease {
 /// Held while a merge is made; dropping it lets go (the transaction rolls back).
 pub struct Held {
     _across: Option<Transaction<'static, Postgres>>,
-    _local: OwnedMutexGuard<()>,
+    _local: Vec<OwnedMutexGuard<()>>,
 }
 
 impl RepoLocks {
@@ -61,18 +61,34 @@ impl RepoLocks {
 
     /// Waits for the repo's lock, first in this process, then across processes.
     pub async fn lock(&self, repo_id: &str) -> store::Result<Held> {
-        let mutex = match self.local.lock() {
-            Ok(mut locks) => locks.entry(repo_id.to_owned()).or_default().clone(),
-            Err(_) => Arc::default(),
-        };
-        let local = mutex.lock_owned().await;
+        self.lock_all(&[repo_id.to_owned()]).await
+    }
+
+    /// Waits for the locks of every repo of `repo_ids` (a change landing in several),
+    /// taken in one fixed order (by id), so two callers wanting some of the same repos
+    /// never wait on each other in a circle. Across processes they are held on one
+    /// connection, so a change of many repos takes one of the few.
+    pub async fn lock_all(&self, repo_ids: &[String]) -> store::Result<Held> {
+        let mut ids: Vec<&String> = repo_ids.iter().collect();
+        ids.sort();
+        ids.dedup();
+        let mut local = Vec::with_capacity(ids.len());
+        for id in &ids {
+            let mutex = match self.local.lock() {
+                Ok(mut locks) => locks.entry((*id).clone()).or_default().clone(),
+                Err(_) => Arc::default(),
+            };
+            local.push(mutex.lock_owned().await);
+        }
         let across = match &self.pool {
             Some(pool) => {
                 let mut tx = pool.begin().await?;
-                sqlx::query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))")
-                    .bind(format!("merge:{repo_id}"))
-                    .execute(&mut *tx)
-                    .await?;
+                for id in &ids {
+                    sqlx::query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))")
+                        .bind(format!("merge:{id}"))
+                        .execute(&mut *tx)
+                        .await?;
+                }
                 Some(tx)
             }
             None => None,

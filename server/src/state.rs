@@ -63,14 +63,16 @@ pub struct AppState {
 pub struct MergeLock {
     _held: crate::repo_lock::Held,
     maintenance: Arc<crate::maintenance::Maintenance>,
-    repo_id: String,
+    repo_ids: Vec<String>,
 }
 
 /// Merges and meta saves write objects loosely: their repo is queued for maintenance
 /// as the lock is let go.
 impl Drop for MergeLock {
     fn drop(&mut self) {
-        self.maintenance.after_write(&self.repo_id);
+        for id in &self.repo_ids {
+            self.maintenance.after_write(id);
+        }
     }
 }
 
@@ -123,7 +125,16 @@ impl AppState {
         Ok(MergeLock {
             _held: self.merge_locks.lock(repo_id).await?,
             maintenance: self.maintenance.clone(),
-            repo_id: repo_id.to_owned(),
+            repo_ids: vec![repo_id.to_owned()],
+        })
+    }
+
+    /// The merge locks of every repo of `repo_ids` (a change), taken in a fixed order.
+    pub async fn change_lock(&self, repo_ids: &[String]) -> ApiResult<MergeLock> {
+        Ok(MergeLock {
+            _held: self.merge_locks.lock_all(repo_ids).await?,
+            maintenance: self.maintenance.clone(),
+            repo_ids: repo_ids.to_vec(),
         })
     }
 

@@ -6,6 +6,7 @@ pub mod api;
 pub mod artifact;
 pub mod auth;
 pub mod branch;
+pub mod change;
 pub mod checks;
 pub mod ci;
 pub mod clone;
@@ -91,6 +92,8 @@ pub enum Command {
     Clone(clone::Args),
     #[command(subcommand)]
     Branch(branch::Command),
+    #[command(subcommand)]
+    Change(change::Command),
     Review(review::Args),
     Status(status::Args),
     Checks(checks::Args),
@@ -135,6 +138,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Repo(cmd) => repo::run(g, cmd),
         Command::Clone(args) => clone::run(g, &args),
         Command::Branch(cmd) => branch::run(g, cmd),
+        Command::Change(cmd) => change::run(g, cmd),
         Command::Review(args) => review::run(g, &args),
         Command::Status(args) => status::run(g, &args),
         Command::Checks(args) => checks::run(g, &args),

@@ -8,12 +8,13 @@ use rmcp::{ErrorData, schemars, tool, tool_router};
 use serde::Deserialize;
 use serde_json::json;
 use svc_protocol::branch::{
-    self, BranchCommits, BranchDiff, CommitFiles, ContentEncoding, CreateBranch, MergeResult,
-    UpdateBranch,
+    self, BranchCommits, BranchDiff, ChangeMerge, CommitFiles, ContentEncoding, CreateBranch,
+    MergeResult, UpdateBranch,
 };
 
 use super::{Server, pretty, query, render};
 use crate::error::CommandError;
+use crate::target::encode;
 
 /// At most this many bytes of patches in a branch diff.
 const DIFF_CAP: usize = 256 * 1024;
@@ -32,6 +33,12 @@ pub struct BranchArgs {
     /// The repo: its name or its path in the monorepo; the repos tool lists them.
     pub repo: String,
     /// The branch, like `feature/login`.
+    pub branch: String,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct ChangeArgs {
+    /// The branch name the change goes by in every repo, like `feature/login`.
     pub branch: String,
 }
 
@@ -357,6 +364,57 @@ impl Server {
                 merged.repo,
                 merged.sha,
                 json!({"sha": merged.sha, "merged_by": merged.merged_by, "merged_agent": merged.merged_agent})
+            ))
+        })
+        .await
+    }
+    #[tool(
+        description = "View a change: the branch of one name in every repo of the monorepo that has it (open or merged), as JSON, each with its facts and the checks that gate its merge.",
+        annotations(
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    async fn view_change(
+        &self,
+        Parameters(a): Parameters<ChangeArgs>,
+    ) -> std::result::Result<CallToolResult, ErrorData> {
+        self.call(move |c| {
+            Ok(pretty(&c.get_json(&format!(
+                "{}/changes/{}",
+                c.m(),
+                encode(&a.branch)
+            ))?))
+        })
+        .await
+    }
+
+    #[tool(
+        description = "Land a change: merge the open branch of this name in every repo that has one, all or none. Each branch goes through the gate (refused, naming the repo, while one conflicts or its required checks are not green); then every main moves at once. Never forces. Answers the change id and each repo's merge commit.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = false
+        )
+    )]
+    async fn merge_change(
+        &self,
+        Parameters(a): Parameters<ChangeArgs>,
+    ) -> std::result::Result<CallToolResult, ErrorData> {
+        self.call(move |c| {
+            let path = format!("{}/changes/{}/merge", c.m(), encode(&a.branch));
+            let request = c.session.request(Method::POST, &path)?;
+            let merged: ChangeMerge = c.session.call(request)?;
+            let repos: Vec<&str> = merged.merges.iter().map(|m| m.repo.as_str()).collect();
+            Ok(format!(
+                "Merged {} into main in {} as change {}.\n{}",
+                a.branch,
+                repos.join(", "),
+                merged.change,
+                json!({"change": merged.change, "merges": merged.merges.iter().map(|m| json!({"repo": m.repo, "sha": m.sha})).collect::<Vec<_>>()})
             ))
         })
         .await

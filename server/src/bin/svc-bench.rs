@@ -35,6 +35,8 @@
 //!   20,000 commits ahead of main against `git merge-tree` + `commit-tree` +
 //!   `update-ref` in the same run; listBranches right after main moves with 20 far
 //!   branches stale;
+//! - `svc-bench change-merge [--database-url URL]`: mergeChange landing one branch name
+//!   in 5 repos at once, against one mergeBranch in the same run;
 //! - `svc-bench branch-diff`: the streamed branch diff over HTTP of the same change as
 //!   `diff-engine`, computed and replayed, and the JSON form, against `git diff
 //!   --patience main...topic` in a clone;
@@ -72,9 +74,9 @@ mod svc_bench;
 use clap::{Parser, Subcommand};
 
 use svc_bench::{
-    agent_start, agents, artifacts, auth, branch_diff, branches, ci_webhooks, daemon, diff_engine,
-    door, door_fixed, events, far_merge, hooks, issues, last_commits, org_access, real_repo,
-    releases, soak, web,
+    agent_start, agents, artifacts, auth, branch_diff, branches, change_merge, ci_webhooks, daemon,
+    diff_engine, door, door_fixed, events, far_merge, hooks, issues, last_commits, org_access,
+    real_repo, releases, soak, web,
 };
 
 #[derive(Parser)]
@@ -246,6 +248,21 @@ enum Command {
         branches: usize,
         /// Timed runs of each in-process and git measure (the median is reported)
         #[arg(long, default_value_t = 5)]
+        runs: usize,
+        /// The store (default: SQLite in a temp dir); give a fresh database
+        #[arg(long)]
+        database_url: Option<String>,
+        /// Keep the working directory (in the temp dir) afterwards
+        #[arg(long)]
+        keep: bool,
+    },
+    /// mergeChange across 5 repos against one mergeBranch in the same run
+    ChangeMerge {
+        /// Repos the change lands in (one branch of the name in each)
+        #[arg(long, default_value_t = 5)]
+        repos: usize,
+        /// Timed rounds of each (after a warm-up; p50 and p99 are reported)
+        #[arg(long, default_value_t = 30)]
         runs: usize,
         /// The store (default: SQLite in a temp dir); give a fresh database
         #[arg(long)]
@@ -501,6 +518,20 @@ async fn main() -> anyhow::Result<()> {
         } => {
             branches::bench(branches::Options {
                 branches,
+                runs,
+                database_url,
+                keep,
+            })
+            .await
+        }
+        Command::ChangeMerge {
+            repos,
+            runs,
+            database_url,
+            keep,
+        } => {
+            change_merge::bench(change_merge::Options {
+                repos,
                 runs,
                 database_url,
                 keep,

@@ -148,10 +148,30 @@ async fn record_inner(
         options,
         extra,
         import: false,
+        change: None,
     };
     let recorded = record_in(&mut tx, data_dir, repo_id, actor, how).await?;
     tx.commit().await?;
     Ok(recorded)
+}
+
+/// Records the repo's part of the change `change` (its merges, now on main) in the
+/// caller's transaction, which records the change's other repos with it.
+pub async fn record_change(
+    tx: &mut store::Tx,
+    data_dir: &Path,
+    repo_id: &str,
+    actor: &Actor,
+    change: &str,
+) -> Result<Recorded, Error> {
+    let how = How {
+        seed: None,
+        options: &PushOptions::default(),
+        extra: Vec::new(),
+        import: false,
+        change: Some(change),
+    };
+    record_in(tx, data_dir, repo_id, actor, how).await
 }
 
 /// Records an import in the caller's transaction, which writes the repo (and the
@@ -169,6 +189,7 @@ pub async fn record_import(
         options: &PushOptions::default(),
         extra: Vec::new(),
         import: true,
+        change: None,
     };
     record_in(tx, data_dir, repo_id, actor, how).await
 }
@@ -180,6 +201,10 @@ struct How<'a> {
     options: &'a PushOptions,
     extra: Vec<Pending>,
     import: bool,
+    /// The change (mergeChange) being recorded: its merges are recorded here. Another
+    /// change's merges are left to it, and while one of them is on main, main is not
+    /// recorded (no reader sees part of a change land).
+    change: Option<&'a str>,
 }
 
 /// The recording, in the caller's transaction (committed by the caller).
@@ -195,6 +220,7 @@ async fn record_in(
         options,
         extra,
         import,
+        change,
     } = how;
     let Some(repo) = repos::lock(tx.h(), repo_id).await? else {
         return Ok(Recorded::default());
@@ -212,12 +238,18 @@ async fn record_in(
     let mut actor = actor.clone();
     // (branch, its title and description, merge commit, who merged): issues to close.
     let mut closing: Vec<(String, String, String, Actor)> = Vec::new();
+    // A merge of another change that is on main: main waits for that change's recording.
+    let mut held = false;
     for m in merges::pending(tx.h(), &repo.id).await? {
         let landed = match main {
             Some(head) if *head == m.sha => true,
             Some(head) => is_ancestor(&dir, &m.sha, head).await?,
             None => false,
         };
+        if m.change_id.is_some() && m.change_id.as_deref() != change {
+            held |= landed;
+            continue;
+        }
         if !landed {
             if now - m.merged_at > PENDING_MERGE_TTL_MS {
                 merges::remove(tx.h(), &repo.id, &m.sha).await?;
@@ -237,13 +269,16 @@ async fn record_in(
                 b.description.as_deref().unwrap_or_default()
             );
             closing.push((b.name.clone(), text, m.sha.clone(), actor.clone()));
-            let body = event_body(
+            let mut body = event_body(
                 &actor,
                 json!(branch_row(&repo.name, &b)),
                 true,
                 &m.head,
                 &m.sha,
             );
+            if let Some(id) = &m.change_id {
+                body["change"] = json!(id);
+            }
             pending.push((
                 "merged",
                 "branches",
@@ -261,7 +296,7 @@ async fn record_in(
     let actor = &actor;
     let mut moved = Vec::new();
 
-    let main_moved = main != repo.default_head.as_ref();
+    let main_moved = !held && main != repo.default_head.as_ref();
     if main_moved {
         repos::set_default_head(tx.h(), &repo.id, main.map(String::as_str), now).await?;
         let kind = if repo.default_head.is_none() {
@@ -277,6 +312,9 @@ async fn record_in(
         let before = repo.default_head.as_deref().unwrap_or(ZERO_SHA);
         let head = main.map_or(ZERO_SHA, String::as_str);
         let mut body = event_body(actor, json!(row), false, before, head);
+        if let Some(id) = change {
+            body["change"] = json!(id);
+        }
         if let (Some(main), None) = (main, &repo.default_head) {
             body["commits"] = json!(count_commits(&dir, None, main).await?);
         }

@@ -63,6 +63,10 @@ fn fixed_body(event: &str, repo: &RepoRow, body: &Value, seq: i64, now: i64) -> 
         // The merged head, and main's merge commit.
         out["head"] = body["before"].clone();
         out["merge_commit"] = body["head"].clone();
+        // A branch landed with others of its name (mergeChange): the change's id.
+        if let Some(change) = body.get("change") {
+            out["change"] = change.clone();
+        }
     } else {
         out["head"] = body["head"].clone();
         out["before"] = body["before"].clone();

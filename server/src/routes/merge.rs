@@ -27,14 +27,14 @@ use crate::store::repos::RepoRow;
 use crate::store::{now_ms, time_of, users};
 
 /// Times a merge is redone when main moved under it (another process merged).
-const ATTEMPTS: usize = 5;
+pub(crate) const ATTEMPTS: usize = 5;
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 pub struct MergeQuery {
     /// `1`: merge past red, missing or unknown checks; the merge is recorded as forced.
     #[serde(default, deserialize_with = "crate::extract::flag")]
     #[param(value_type = Option<String>, pattern = "^(0|1|true|false)?$")]
-    force: bool,
+    pub(crate) force: bool,
 }
 
 /// Lands the branch on main with a merge commit authored as the caller.
@@ -138,6 +138,8 @@ pub async fn merge(
             forced: force,
             merged_at,
             done: false,
+            change_id: None,
+            main_before: None,
         };
         {
             let mut tx = state.store.begin().await?;
@@ -188,7 +190,7 @@ pub async fn merge(
 
 /// Main's head and the branch's as commits, or None when main has the branch's head
 /// already (they are one commit, or the branch is behind main): nothing to merge.
-async fn ends(
+pub(crate) async fn ends(
     state: &AppState,
     repo: &RepoRow,
     main: String,
@@ -209,7 +211,7 @@ async fn ends(
 }
 
 /// The merge commit's message: the branch's title and description.
-fn message(
+pub(crate) fn message(
     title: Option<&str>,
     description: Option<&str>,
     branch: &str,

@@ -7,6 +7,7 @@ pub(crate) mod agents;
 pub(crate) mod artifact_comments;
 pub(crate) mod artifacts;
 pub(crate) mod branches;
+pub(crate) mod changes;
 pub(crate) mod ci;
 pub(crate) mod ci_builds;
 pub(crate) mod ci_webhook;
@@ -226,6 +227,8 @@ pub fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(branches::get, branches::update, branches::delete))
         .routes(routes!(diff::diff))
         .routes(routes!(merge::merge))
+        .routes(routes!(changes::get))
+        .routes(routes!(changes::merge))
         .routes(routes!(reviews::list, reviews::create))
         .routes(routes!(issues::list, issues::create))
         .routes(routes!(issues::get, issues::update))

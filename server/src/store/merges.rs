@@ -15,23 +15,32 @@ pub struct MergeRow {
     pub forced: bool,
     pub merged_at: i64,
     pub done: bool,
+    /// The change (mergeChange) this merge lands with, if any: recorded only with the
+    /// change's other merges.
+    pub change_id: Option<String>,
+    /// For a change's merge: main's head before it moved, where a change that cannot land
+    /// whole puts it back.
+    pub main_before: Option<String>,
 }
 
-const COLUMNS: &str =
-    "repo_id, sha, branch, head, merged_by, merged_agent, forced, merged_at, done";
+const COLUMNS: &str = "repo_id, sha, branch, head, merged_by, merged_agent, forced, merged_at, done, \
+     change_id, main_before";
 
 /// Records a merge about to move main. The same commit made again (a merge retried in
 /// the same second after a crash left its first try pending) takes the old row's place.
 pub async fn insert(h: H<'_>, m: &MergeRow) -> Result<()> {
     on!(h, c => sqlx::query(
-        "INSERT INTO merges (repo_id, sha, branch, head, merged_by, merged_agent, forced, merged_at, done)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+        "INSERT INTO merges (repo_id, sha, branch, head, merged_by, merged_agent, forced, merged_at, done,
+           change_id, main_before)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
          ON CONFLICT (repo_id, sha) DO UPDATE SET branch = excluded.branch, head = excluded.head,
            merged_by = excluded.merged_by, merged_agent = excluded.merged_agent,
-           forced = excluded.forced, merged_at = excluded.merged_at, done = excluded.done",
+           forced = excluded.forced, merged_at = excluded.merged_at, done = excluded.done,
+           change_id = excluded.change_id, main_before = excluded.main_before",
     )
     .bind(&m.repo_id).bind(&m.sha).bind(&m.branch).bind(&m.head).bind(&m.merged_by)
     .bind(&m.merged_agent).bind(m.forced).bind(m.merged_at).bind(m.done)
+    .bind(&m.change_id).bind(&m.main_before)
     .execute(c).await?.rows_affected());
     Ok(())
 }
@@ -41,6 +50,29 @@ pub async fn pending(h: H<'_>, repo_id: &str) -> Result<Vec<MergeRow>> {
     let sql =
         format!("SELECT {COLUMNS} FROM merges WHERE repo_id = $1 AND NOT done ORDER BY merged_at");
     Ok(on!(h, c => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(repo_id).fetch_all(c).await?))
+}
+
+/// The unrecorded merges of every change (each change's merges together, by change).
+pub async fn pending_changes(h: H<'_>) -> Result<Vec<MergeRow>> {
+    let sql = format!(
+        "SELECT {COLUMNS} FROM merges WHERE change_id IS NOT NULL AND NOT done \
+         ORDER BY change_id, repo_id"
+    );
+    Ok(on!(h, c => sqlx::query_as(sqlx::AssertSqlSafe(sql)).fetch_all(c).await?))
+}
+
+/// The unrecorded merges of one change.
+pub async fn pending_of_change(h: H<'_>, change_id: &str) -> Result<Vec<MergeRow>> {
+    let sql =
+        format!("SELECT {COLUMNS} FROM merges WHERE change_id = $1 AND NOT done ORDER BY repo_id");
+    Ok(on!(h, c => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(change_id).fetch_all(c).await?))
+}
+
+/// Drops a change's unrecorded merges (the change was put back).
+pub async fn remove_change(h: H<'_>, change_id: &str) -> Result<()> {
+    on!(h, c => sqlx::query("DELETE FROM merges WHERE change_id = $1 AND NOT done")
+        .bind(change_id).execute(c).await?.rows_affected());
+    Ok(())
 }
 
 pub async fn set_done(h: H<'_>, repo_id: &str, sha: &str) -> Result<()> {

@@ -1347,6 +1347,10 @@ fn rows(w: &World) -> Vec<Row> {
         )
         .query("force=1")
         .prep(Prep::Branch),
+        get("/v1/monorepos/{owner}/{monorepo}/changes/{branch}", Read),
+        post("/v1/monorepos/{owner}/{monorepo}/changes/{branch}/merge", Write)
+            .query("force=1")
+            .prep(Prep::Branch),
         get(
             "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/reviews",
             Read,

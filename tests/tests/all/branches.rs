@@ -721,6 +721,8 @@ async fn a_merge_cut_off_after_moving_main_is_finished_at_start_up() {
         forced: false,
         merged_at: now_ms(),
         done: false,
+        change_id: None,
+        main_before: None,
     };
     let mut tx = store.begin().await.unwrap();
     merges::insert(tx.h(), &pending).await.unwrap();

@@ -20,6 +20,7 @@ mod artifacts;
 mod authz_matrix;
 mod branches;
 mod browser;
+mod changes;
 mod ci;
 mod ci_builds;
 mod cli;

@@ -24,7 +24,9 @@ const BRANCHES: &[&str] = &[
     "branches",
     "create_branch",
     "merge_branch",
+    "merge_change",
     "update_branch",
+    "view_change",
     "write_files",
 ];
 const REVIEWS: &[&str] = &["review_branch", "reviews"];
@@ -60,6 +62,7 @@ const WRITES: &[&str] = &[
     "create_issue",
     "label_issue",
     "merge_branch",
+    "merge_change",
     "rebuild_ci_build",
     "reopen_issue",
     "retry_ci_job",

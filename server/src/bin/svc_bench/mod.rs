@@ -6,6 +6,7 @@ pub mod artifacts;
 pub mod auth;
 pub mod branch_diff;
 pub mod branches;
+pub mod change_merge;
 pub mod ci_webhooks;
 pub mod common;
 pub mod daemon;

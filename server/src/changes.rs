@@ -1,0 +1,303 @@
+//! Changes: the branches of one name in several repos of a monorepo, landed together
+//! (mergeChange) or not at all.
+//!
+//! Landing takes the merge locks of every repo involved (in one fixed order), makes every
+//! merge commit first (no ref moves), writes the merges as pending under one change id,
+//! then moves each main with compare-and-swap. If a main cannot move, those moved already
+//! are put back before anything is recorded. Then one transaction records every repo (its
+//! default head, its `merged` event, which carries the change id, and their hook
+//! deliveries) and the `change.merged` event.
+//!
+//! While a change's merge is on main but unrecorded, no other recording records that main
+//! (`record::record_change`), so no reader sees part of a change. A crash in that window
+//! is settled at start-up ([`recover`]): when every main has its merge the change is
+//! recorded whole, else every main still at its merge is put back and the merges dropped.
+
+use std::collections::BTreeMap;
+
+use gix::ObjectId;
+use serde_json::json;
+use svc_protocol::branch::{ChangeMerge, MergeResult};
+
+use crate::error::ApiError;
+use crate::git::merge;
+use crate::git::record::{self, Actor};
+use crate::state::AppState;
+use crate::store::merges::{self, MergeRow};
+use crate::store::repos::{self, RepoRow};
+use crate::store::{self, events, now_ms, time_of};
+
+/// One repo's part of a change: its merge made, main not moved yet.
+#[derive(Debug, Clone)]
+pub struct Part {
+    pub repo: RepoRow,
+    /// Main's head the merge was made on.
+    pub main: ObjectId,
+    /// The merge commit.
+    pub sha: ObjectId,
+    /// The pending merge row.
+    pub row: MergeRow,
+}
+
+/// Why a change's mains could not all move: the repo whose main refused, and why.
+pub struct Refused {
+    pub repo: String,
+    pub error: merge::Error,
+}
+
+/// Moves every part's main from its head to its merge, in order. When one refuses, the
+/// mains moved before it are put back (compare-and-swap from the merge) and its error
+/// answers; nothing is recorded either way.
+pub async fn move_mains(state: &AppState, parts: &[Part]) -> Result<(), MoveError> {
+    let mut moved: Vec<&Part> = Vec::new();
+    for part in parts {
+        let main_ref = format!("refs/heads/{}", part.repo.default_branch);
+        let (from, to) = (part.main, part.sha);
+        let result = state
+            .git(&part.repo, move |git| {
+                Ok::<_, merge::Error>(git.update_ref(&main_ref, from, to))
+            })
+            .await;
+        match result {
+            Ok(Ok(())) => {
+                moved.push(part);
+                // Some mains moved, the rest not yet, nothing recorded.
+                crate::crash::point("change.moving");
+            }
+            Ok(Err(error)) => {
+                put_back(state, &moved).await;
+                return Err(MoveError::Refused(Refused {
+                    repo: part.repo.name.clone(),
+                    error,
+                }));
+            }
+            Err(e) => {
+                put_back(state, &moved).await;
+                return Err(MoveError::Api(e));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Why the mains did not all move: an API error, or a main that refused to move.
+pub enum MoveError {
+    Api(ApiError),
+    Refused(Refused),
+}
+
+/// Puts every part's main back from its merge to where it was, where it still is at the
+/// merge; answers whether each could be.
+async fn put_back(state: &AppState, parts: &[&Part]) -> bool {
+    let mut all = true;
+    for part in parts {
+        let main_ref = format!("refs/heads/{}", part.repo.default_branch);
+        let (from, to) = (part.sha, part.main);
+        let result = state
+            .git(&part.repo, move |git| {
+                Ok::<_, merge::Error>(git.update_ref(&main_ref, from, to))
+            })
+            .await;
+        if !matches!(result, Ok(Ok(()))) {
+            all = false;
+            tracing::error!(repo = %part.repo.id, "cannot put main back after a change could not land");
+        }
+    }
+    all
+}
+
+/// Puts back the mains of a change that moved but cannot be recorded, and drops its
+/// pending merges.
+pub async fn abandon(state: &AppState, change: &str, parts: &[Part]) {
+    let all: Vec<&Part> = parts.iter().collect();
+    put_back(state, &all).await;
+    if let Err(e) = drop_pending(&state.store, change).await {
+        tracing::error!(change, error = %e, "cannot drop a change's pending merges");
+    }
+}
+
+/// Drops a change's pending merges.
+pub async fn drop_pending(store: &store::Store, change: &str) -> store::Result<()> {
+    let mut tx = store.begin().await?;
+    merges::remove_change(tx.h(), change).await?;
+    tx.commit().await
+}
+
+/// Records a change whose mains all moved, in one transaction: each repo (in the order
+/// of `parts`, by repo id) and the `change.merged` event. Answers the change's merges.
+pub async fn record(
+    state: &AppState,
+    change: &str,
+    parts: &[(RepoRow, MergeRow)],
+) -> Result<(ChangeMerge, Vec<(String, record::Recorded)>), record::Error> {
+    let mut tx = state.store.begin().await?;
+    let mut recorded = Vec::with_capacity(parts.len());
+    for (repo, m) in parts {
+        let actor = Actor {
+            login: Some(m.merged_by.clone()),
+            agent: m.merged_agent.clone(),
+        };
+        let r = record::record_change(&mut tx, &state.config.data_dir, &repo.id, &actor, change)
+            .await?;
+        recorded.push((repo.id.clone(), r));
+    }
+    let mut answer = ChangeMerge {
+        change: change.to_owned(),
+        merges: parts
+            .iter()
+            .map(|(repo, m)| MergeResult {
+                sha: m.sha.clone(),
+                merged_at: time_of(m.merged_at),
+                merged_by: m.merged_by.clone(),
+                merged_agent: m.merged_agent.clone(),
+                forced: m.forced,
+                branch: m.branch.clone(),
+                repo: repo.name.clone(),
+            })
+            .collect(),
+    };
+    answer.merges.sort_by(|a, b| a.repo.cmp(&b.repo));
+    if let Some((repo, m)) = parts.first() {
+        let names: Vec<&str> = parts.iter().map(|(r, _)| r.name.as_str()).collect();
+        let also = names.join("\n");
+        let body = json!({
+            "row": answer,
+            "branch": m.branch,
+            "actor": m.merged_by,
+            "agent": m.merged_agent,
+        });
+        let event = events::NewEvent {
+            monorepo_id: &repo.monorepo_id,
+            kind: "change.merged",
+            repo: None,
+            also_repos: Some(&also),
+            collection: "changes",
+            key: change,
+            op: "upsert",
+            body: body.to_string(),
+            at: now_ms(),
+        };
+        events::append(tx.h(), &event).await?;
+    }
+    tx.commit().await?;
+    Ok((answer, recorded))
+}
+
+/// At start-up: settles every change a crash left between its ref moves and their
+/// recording. A change whose mains all have their merges is recorded whole; any other
+/// has every main still at its merge put back and its merges dropped.
+pub async fn recover(state: &AppState) {
+    let rows = match state.store.read().await {
+        Ok(mut conn) => merges::pending_changes(conn.h()).await,
+        Err(e) => Err(e),
+    };
+    let rows = match rows {
+        Ok(rows) => rows,
+        Err(e) => {
+            tracing::error!(error = %e, "cannot list the changes left unrecorded");
+            return;
+        }
+    };
+    let mut changes: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for m in rows {
+        if let Some(id) = m.change_id {
+            changes.entry(id).or_default().push(m.repo_id);
+        }
+    }
+    for (change, repo_ids) in changes {
+        match recover_one(state, &change, &repo_ids).await {
+            Ok(Some(landed)) => {
+                tracing::warn!(change, landed, "settled a change a crash left unrecorded")
+            }
+            Ok(None) => {}
+            Err(e) => tracing::error!(change, error = %e, "cannot settle a change"),
+        }
+    }
+}
+
+/// Settles one change under its repos' locks (a change still landing on another server
+/// holds them, and has settled itself once they are free): whether it landed, or None
+/// when there was nothing left to settle.
+async fn recover_one(
+    state: &AppState,
+    change: &str,
+    repo_ids: &[String],
+) -> Result<Option<bool>, String> {
+    let _locks = state
+        .change_lock(repo_ids)
+        .await
+        .map_err(|e| e.message.clone())?;
+    let mut parts = Vec::new();
+    {
+        let mut conn = state.store.read().await.map_err(|e| e.to_string())?;
+        let rows = merges::pending_of_change(conn.h(), change)
+            .await
+            .map_err(|e| e.to_string())?;
+        for m in rows {
+            let Some(repo) = repos::by_id(conn.h(), &m.repo_id)
+                .await
+                .map_err(|e| e.to_string())?
+            else {
+                continue;
+            };
+            parts.push((repo, m));
+        }
+    }
+    if parts.is_empty() {
+        return Ok(None);
+    }
+    let mut at_merge = Vec::new();
+    let mut all_landed = true;
+    for (repo, m) in &parts {
+        let dir = crate::git::storage::repo_dir(&state.config.data_dir, &repo.id);
+        let heads = record::branch_heads(&dir)
+            .await
+            .map_err(|e| e.to_string())?;
+        let main = heads.get(&repo.default_branch);
+        let landed = match main {
+            Some(head) if *head == m.sha => {
+                at_merge.push((repo, m));
+                true
+            }
+            Some(head) => record::is_ancestor(&dir, &m.sha, head)
+                .await
+                .map_err(|e| e.to_string())?,
+            None => false,
+        };
+        all_landed &= landed;
+    }
+    if all_landed {
+        let (_, recorded) = record(state, change, &parts)
+            .await
+            .map_err(|e| e.to_string())?;
+        for (repo_id, r) in &recorded {
+            state.facts.after_record(repo_id, r).await;
+        }
+        return Ok(Some(true));
+    }
+    let mut back = Vec::new();
+    for (repo, m) in at_merge {
+        let (Some(main), Ok(sha)) = (
+            m.main_before
+                .as_deref()
+                .and_then(|s| ObjectId::from_hex(s.as_bytes()).ok()),
+            ObjectId::from_hex(m.sha.as_bytes()),
+        ) else {
+            continue;
+        };
+        back.push(Part {
+            repo: repo.clone(),
+            main,
+            sha,
+            row: m.clone(),
+        });
+    }
+    let back: Vec<&Part> = back.iter().collect();
+    if !put_back(state, &back).await {
+        return Err("a main could not be put back".into());
+    }
+    drop_pending(&state.store, change)
+        .await
+        .map_err(|e| e.to_string())?;
+    Ok(Some(false))
+}
