@@ -45,7 +45,9 @@ pub struct Event {
     pub at: OffsetDateTime,
     /// The kind's own fields: issue events carry `number`, `body_version`, `items` (the
     /// timeline items the change made; a comment body over 16 KB is null), `removed`,
-    /// `comment`, `reactions` (and `body` when opened); `label.updated` carries `from`.
+    /// `comment`, `reactions` (and `body` when opened); `label.updated` carries `from`;
+    /// `auto_merge.disabled` carries `reason` (`pushed_by_other`, `by_hand`,
+    /// `access_lost`, or `merge_refused:<error code>` like `merge_refused:conflicts`).
     #[serde(flatten)]
     #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     pub details: serde_json::Map<String, serde_json::Value>,
@@ -61,6 +63,7 @@ pub const DETAIL_FIELDS: &[&str] = &[
     "reactions",
     "body",
     "from",
+    "reason",
 ];
 
 /// The stored fields of a branch, as events carry them (`partial: true`).

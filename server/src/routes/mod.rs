@@ -6,6 +6,7 @@ pub(crate) mod admin;
 pub(crate) mod agents;
 pub(crate) mod artifact_comments;
 pub(crate) mod artifacts;
+pub(crate) mod auto_merge;
 pub(crate) mod branches;
 pub(crate) mod ci;
 pub(crate) mod ci_builds;
@@ -225,6 +226,7 @@ pub fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(branches::get, branches::update, branches::delete))
         .routes(routes!(diff::diff))
         .routes(routes!(merge::merge))
+        .routes(routes!(auto_merge::enable, auto_merge::disable))
         .routes(routes!(reviews::list, reviews::create))
         .routes(routes!(issues::list, issues::create))
         .routes(routes!(issues::get, issues::update))
