@@ -12,8 +12,8 @@ use crate::auto_merge::{self, BY_HAND};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Agent, Json, Path};
 use crate::git::record::Actor;
-use crate::paths::BranchPath;
 use crate::merging::Merger;
+use crate::paths::BranchPath;
 use crate::state::AppState;
 use crate::store::branches;
 

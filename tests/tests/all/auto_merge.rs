@@ -360,7 +360,9 @@ async fn a_refused_merge_disarms_with_its_reason() {
     // Unreadable required checks: disarmed with checks_unknown.
     let next = w.push_branch("next", &[("n.txt", b"n\n")]);
     expect_json::<Value>(w.arm(&w.ann, "next", None).await, StatusCode::OK).await;
+    // The meta layer's main moves by merges only: the broken file lands through one.
     let meta = w.git.path("meta");
+    w.git.ok(&meta, &["checkout", "-q", "-b", "break"]);
     w.git.commit(
         &meta,
         "break",
@@ -369,7 +371,18 @@ async fn a_refused_merge_disarms_with_its_reason() {
             b"[repos.\"app\"]\nrequired_checks = [\"ci\"\n",
         )],
     );
-    w.git.ok(&meta, &["push", "-q", "origin", "main"]);
+    w.git.ok(&meta, &["push", "-q", "origin", "break"]);
+    let r = w
+        .app
+        .as_user(
+            Method::POST,
+            &format!("{M}/repos/meta/branches/break/merge"),
+            &w.ann,
+        )
+        .send()
+        .await
+        .unwrap();
+    expect_json::<Value>(r, StatusCode::OK).await;
     w.status(&next, "lint", "success").await;
     let b = w.until_disarmed("next").await;
     assert_eq!(b["state"], "open");
@@ -380,32 +393,32 @@ async fn a_refused_merge_disarms_with_its_reason() {
 #[tokio::test]
 async fn disarming_by_hand_and_who_may_arm() {
     let w = world().await;
-    w.push_branch("topic", &[("b.txt", b"b\n")]);
-    expect_json::<Value>(w.arm(&w.ann, "topic", None).await, StatusCode::OK).await;
+    w.push_branch("fix/topic", &[("b.txt", b"b\n")]);
+    expect_json::<Value>(w.arm(&w.ann, "fix/topic", None).await, StatusCode::OK).await;
 
     // Not a member: the monorepo is not there for eve, armed or not.
     expect_error(
-        w.arm(&w.eve, "topic", None).await,
+        w.arm(&w.eve, "fix/topic", None).await,
         StatusCode::NOT_FOUND,
         "not_found",
     )
     .await;
     expect_error(
-        w.disarm(&w.eve, "topic").await,
+        w.disarm(&w.eve, "fix/topic").await,
         StatusCode::NOT_FOUND,
         "not_found",
     )
     .await;
-    let b = w.branch("topic").await;
+    let b = w.branch("fix/topic").await;
     assert_eq!(b["auto_merge"]["armed_by"], "ann", "{b}");
 
     // By hand, by another member: disarmed with its reason, once.
-    let r = w.disarm(&w.bob, "topic").await;
+    let r = w.disarm(&w.bob, "fix/topic").await;
     assert_eq!(r.status(), StatusCode::NO_CONTENT);
-    assert_eq!(w.branch("topic").await["auto_merge"], Value::Null);
-    let r = w.disarm(&w.bob, "topic").await;
+    assert_eq!(w.branch("fix/topic").await["auto_merge"], Value::Null);
+    let r = w.disarm(&w.bob, "fix/topic").await;
     assert_eq!(r.status(), StatusCode::NO_CONTENT);
-    let events = w.auto_events("topic").await;
+    let events = w.auto_events("fix/topic").await;
     assert_eq!(events.len(), 2, "{events:?}");
     assert_eq!(
         (
@@ -439,8 +452,11 @@ async fn disarming_by_hand_and_who_may_arm() {
         .await
         .unwrap();
     expect_json::<Value>(r, StatusCode::OK).await;
-    let head = w.branch("topic").await["head"].as_str().unwrap().to_owned();
-    expect_json::<Value>(w.arm(&w.eve, "topic", None).await, StatusCode::OK).await;
+    let head = w.branch("fix/topic").await["head"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    expect_json::<Value>(w.arm(&w.eve, "fix/topic", None).await, StatusCode::OK).await;
     let r = w
         .app
         .as_user(Method::DELETE, &format!("{M}/members/eve"), &w.ann)
@@ -449,8 +465,8 @@ async fn disarming_by_hand_and_who_may_arm() {
         .unwrap();
     assert!(r.status().is_success(), "{}", r.status());
     w.status(&head, "ci", "success").await;
-    let b = w.until_disarmed("topic").await;
+    let b = w.until_disarmed("fix/topic").await;
     assert_eq!(b["state"], "open");
-    let off = w.auto_events("topic").await.pop().unwrap();
+    let off = w.auto_events("fix/topic").await.pop().unwrap();
     assert_eq!(off["reason"], "access_lost", "{off}");
 }
