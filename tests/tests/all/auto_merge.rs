@@ -9,10 +9,14 @@ use std::time::{Duration, Instant};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use svc_tests::git::Git;
+use svc_tests::machine::Machine;
 use svc_tests::{TestApp, expect_error, expect_json};
+
+use crate::mcp::Mcp;
 
 const M: &str = "/v1/monorepos/ann/mono";
 const R: &str = "/v1/monorepos/ann/mono/repos/app";
+const PASSWORD: &str = "correct horse battery";
 
 /// `ann/mono` with repo `app` (main pushed, `ci` required by the meta layer's config),
 /// cloned in `work`; bob is a member, eve signed in but not one.
@@ -49,10 +53,13 @@ async fn world() -> World {
     let person = |login: &'static str| {
         let app = &app;
         async move {
-            app.bootstrap(json!({"email": format!("{login}@example.com"), "login": login, "name": format!("{login} Example")}))
-                .await
-                .credential
-                .token
+            app.bootstrap(
+                json!({"email": format!("{login}@example.com"), "login": login,
+                    "name": format!("{login} Example"), "password": PASSWORD}),
+            )
+            .await
+            .credential
+            .token
         }
     };
     let bob = person("bob").await;
@@ -155,6 +162,23 @@ impl World {
             .collect()
     }
 
+    /// `svc <args>` on `m` as ann; answers stdout.
+    fn svc(&self, m: &Machine, args: &[&str]) -> String {
+        let out = m
+            .svc(args)
+            .env("SVC_TOKEN", &self.ann)
+            .env("SVC_SERVER", &self.app.base)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "svc {args:?}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    }
+
     /// Waits (up to 10 s) until the branch is no longer armed, and answers it.
     async fn until_disarmed(&self, branch: &str) -> Value {
         let start = Instant::now();
@@ -211,6 +235,19 @@ async fn an_armed_branch_merges_as_its_armer_once_its_check_passes() {
         expect_json(w.arm(&w.bob, "topic", Some("helper")).await, StatusCode::OK).await;
     assert_eq!(again, armed);
     assert_eq!(w.auto_events("topic").await.len(), 1);
+    // The branch page says it, by whom.
+    let cookie = w.app.sign_in("bob", PASSWORD).await;
+    let r = w
+        .app
+        .get_page(Some(&cookie), "/ann/mono/-/app/branches/topic")
+        .await;
+    assert_eq!(r.status(), StatusCode::OK);
+    let html = r.text().await.unwrap();
+    assert!(
+        html.contains("Auto-merge armed by bob (agent helper)"),
+        "{html}"
+    );
+    assert!(html.contains("id=\"auto-merge-off\""), "{html}");
 
     // Pending: it waits, armed.
     w.status(&head, "ci", "pending").await;
@@ -390,11 +427,20 @@ async fn a_refused_merge_disarms_with_its_reason() {
     assert_eq!(off["reason"], "merge_refused:checks_unknown", "{off}");
 }
 
-#[tokio::test]
+// Multi-threaded: the test waits on `svc mcp`'s answers while the server runs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn disarming_by_hand_and_who_may_arm() {
     let w = world().await;
     w.push_branch("fix/topic", &[("b.txt", b"b\n")]);
-    expect_json::<Value>(w.arm(&w.ann, "fix/topic", None).await, StatusCode::OK).await;
+    // Armed from the command line.
+    let m = Machine::new();
+    let cli = ["branch", "merge", "fix/topic", "-R", "ann/mono/app"];
+    let out = w.svc(&m, &[&cli[..], &["--auto", "--json"]].concat());
+    let armed: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        (armed["armed_by"].as_str(), armed["armed_agent"].as_str()),
+        (Some("ann"), None)
+    );
 
     // Not a member: the monorepo is not there for eve, armed or not.
     expect_error(
@@ -428,6 +474,60 @@ async fn disarming_by_hand_and_who_may_arm() {
         ),
         (Some("auto_merge.disabled"), Some("by_hand"), Some("bob"))
     );
+
+    // Through the command line and svc mcp, armed and disarmed again.
+    let out = w.svc(&m, &[&cli[..], &["--auto"]].concat());
+    assert!(
+        out.starts_with("Auto-merge armed on fix/topic: the server merges it into main as ann"),
+        "{out}"
+    );
+    let out = w.svc(&m, &[&cli[..], &["--disable-auto"]].concat());
+    assert_eq!(
+        out.trim(),
+        "Auto-merge of fix/topic is off: it merges only when asked"
+    );
+    let env = [
+        ("SVC_SERVER", w.app.base.as_str()),
+        ("SVC_TOKEN", w.ann.as_str()),
+        ("SVC_MONOREPO", "ann/mono"),
+    ];
+    let mut mcp = Mcp::start_with(&m, &["--toolsets", "branches"], &env);
+    let (error, text) = mcp.call(
+        "auto_merge_branch",
+        json!({"repo": "app", "branch": "fix/topic"}),
+    );
+    assert!(!error, "{text}");
+    assert!(text.starts_with("Auto-merge armed on fix/topic"), "{text}");
+    assert_eq!(w.branch("fix/topic").await["auto_merge"]["armed_by"], "ann");
+    let (error, text) = mcp.call(
+        "auto_merge_branch",
+        json!({"repo": "app", "branch": "fix/topic", "disable": true}),
+    );
+    assert!(!error, "{text}");
+    assert_eq!(w.branch("fix/topic").await["auto_merge"], Value::Null);
+    let events = w.auto_events("fix/topic").await;
+    let seen: Vec<(&str, Option<&str>, &str)> = events
+        .iter()
+        .map(|e| {
+            (
+                e["kind"].as_str().unwrap(),
+                e["reason"].as_str(),
+                e["actor"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            ("auto_merge.enabled", None, "ann"),
+            ("auto_merge.disabled", Some("by_hand"), "bob"),
+            ("auto_merge.enabled", None, "ann"),
+            ("auto_merge.disabled", Some("by_hand"), "ann"),
+            ("auto_merge.enabled", None, "ann"),
+            ("auto_merge.disabled", Some("by_hand"), "ann"),
+        ]
+    );
+    drop(mcp);
 
     // Unknown branches and main are not armed.
     expect_error(
