@@ -82,6 +82,24 @@ pub struct Branch {
     /// Main's head the facts were computed against.
     pub facts_main: Option<String>,
     pub checks: Checks,
+    /// Armed to merge itself once its gate passes (`enableAutoMerge`); null when not.
+    #[serde(default)]
+    pub auto_merge: Option<AutoMerge>,
+}
+
+/// A branch armed to merge itself: the server merges it, as `armed_by` (and the agent
+/// recorded when an agent session's credential armed it), within seconds of its checks
+/// passing. Disarmed, with an `auto_merge.disabled` event giving the reason, when someone
+/// else pushes to it, when the merge is refused, or by hand.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct AutoMerge {
+    /// Who armed it: the merge is made as them.
+    pub armed_by: String,
+    /// The agent that armed it for `armed_by`, if any.
+    pub armed_agent: Option<String>,
+    #[serde(with = "time::serde::rfc3339")]
+    pub armed_at: OffsetDateTime,
 }
 
 /// `listBranches`: the default branch on top, then a page of rows.

@@ -47,7 +47,8 @@ pub struct Event {
     /// timeline items the change made; a comment body over 16 KB is null), `removed`,
     /// `comment`, `reactions` (and `body` when opened); `label.updated` carries `from`;
     /// a `merged` event and its main's `default_head.updated` carry `change`, the id of
-    /// the change (mergeChange) they landed with.
+    /// the change (mergeChange) they landed with; `auto_merge.disabled` carries `reason` (`pushed_by_other`, `by_hand`,
+    /// `access_lost`, or `merge_refused:<error code>` like `merge_refused:conflicts`).
     #[serde(flatten)]
     #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     pub details: serde_json::Map<String, serde_json::Value>,
@@ -64,6 +65,7 @@ pub const DETAIL_FIELDS: &[&str] = &[
     "body",
     "from",
     "change",
+    "reason",
 ];
 
 /// The stored fields of a branch, as events carry them (`partial: true`).

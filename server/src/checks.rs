@@ -21,6 +21,7 @@ use crate::error::{ApiError, ApiResult};
 use crate::git::read::{self, Repo};
 use crate::git::storage;
 use crate::state::AppState;
+use crate::store::monorepos::MonorepoRow;
 use crate::store::repos::RepoRow;
 use crate::store::statuses::{self, StatusRow};
 use crate::store::{self, H, repos, time_of};
@@ -231,13 +232,24 @@ pub fn checks(sha: Option<&str>, required: &Required, statuses: &[StatusRow]) ->
 /// The Checks object of each of `shas` in `repo`, judged by the required checks of the
 /// monorepo `access` names.
 pub async fn checks_of(
-    mut h: H<'_>,
+    h: H<'_>,
     state: &AppState,
     access: &Access,
     repo: &RepoRow,
     shas: &[String],
 ) -> Result<Vec<Checks>, store::Error> {
-    let plain = access.monorepo.kind == "repo";
+    checks_in(h, state, &access.monorepo, repo, shas).await
+}
+
+/// The same, for `repo` of `monorepo` (whoever asks: a merge made for someone).
+pub async fn checks_in(
+    mut h: H<'_>,
+    state: &AppState,
+    monorepo: &MonorepoRow,
+    repo: &RepoRow,
+    shas: &[String],
+) -> Result<Vec<Checks>, store::Error> {
+    let plain = monorepo.kind == "repo";
     let required = required(
         h.reborrow(),
         &state.checks_config,

@@ -16,6 +16,7 @@ use serde_json::json;
 use svc_protocol::event::ZERO_SHA;
 use tokio::sync::mpsc;
 
+use crate::auto_merge::Queue as AutoMergeQueue;
 use crate::git::read::Repo;
 use crate::git::record::{self, Recorded};
 use crate::git::storage;
@@ -46,6 +47,8 @@ pub struct Worker {
     queued: Mutex<HashSet<Key>>,
     locks: Mutex<HashMap<Key, Arc<tokio::sync::Mutex<()>>>>,
     tx: mpsc::UnboundedSender<Key>,
+    /// Told when an armed branch's facts are stored (its merge may go now).
+    auto_merge: Arc<AutoMergeQueue>,
 }
 
 /// True when the facts are for `head` against `main`.
@@ -56,7 +59,7 @@ pub fn fresh(b: &BranchRow, main: Option<&str>) -> bool {
 
 impl Worker {
     /// Starts the workers; they stop when the last handle is dropped.
-    pub fn start(store: Store, data_dir: PathBuf) -> Arc<Worker> {
+    pub fn start(store: Store, data_dir: PathBuf, auto_merge: Arc<AutoMergeQueue>) -> Arc<Worker> {
         let (tx, rx) = mpsc::unbounded_channel();
         let worker = Arc::new(Worker {
             store,
@@ -64,6 +67,7 @@ impl Worker {
             queued: Mutex::default(),
             locks: Mutex::default(),
             tx,
+            auto_merge,
         });
         let rx = Arc::new(tokio::sync::Mutex::new(rx));
         for _ in 0..WORKERS {
@@ -206,11 +210,16 @@ impl Worker {
         if !branches::set_facts(tx.h(), repo_id, branch, &facts).await? {
             return Ok(false);
         }
+        let mut armed = false;
         if let Some(b) = branches::get(tx.h(), repo_id, branch).await? {
             let nobody = record::Actor::default();
             record::branch_updated(tx.h(), &repo.monorepo_id, &repo.name, &b, &nobody).await?;
+            armed = b.auto_merge.armed();
         }
         tx.commit().await?;
+        if armed {
+            self.auto_merge.poke(repo_id);
+        }
         Ok(true)
     }
 }

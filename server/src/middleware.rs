@@ -97,7 +97,14 @@ fn branch_slashes(mut req: Request<Body>) -> Request<Body> {
 /// `.../branches/a%2Fb/diff`) before routing, so both spellings reach the same route. A
 /// last segment naming a sub-resource is taken as that sub-resource.
 fn encode_branch_slashes(uri: &Uri) -> Option<Uri> {
-    const SUB: [&str; 5] = ["commits", "diff", "merge", "reviews", "review-agent"];
+    const SUB: [&str; 6] = [
+        "commits",
+        "diff",
+        "merge",
+        "auto-merge",
+        "reviews",
+        "review-agent",
+    ];
     let path = uri.path();
     let rest = path.strip_prefix("/v1/monorepos/")?;
     let parts: Vec<&str> = rest.splitn(6, '/').collect();

@@ -28,6 +28,8 @@ pub struct AppState {
     pub credentials: Arc<CredentialCache>,
     /// The branch facts queue and workers.
     pub facts: Arc<crate::facts::Worker>,
+    /// The repos whose armed branches are to be looked at (auto-merge).
+    pub auto_merge: Arc<crate::auto_merge::Queue>,
     /// Parsed `.svc/svc.toml` files, by (repo, commit).
     pub checks_config: Arc<crate::checks::ConfigCache>,
     /// Finished streamed diffs, replayed by (main, head).
@@ -87,7 +89,9 @@ impl AppState {
                 credentials.clone(),
             ));
         }
-        let facts = crate::facts::Worker::start(store.clone(), config.data_dir.clone());
+        let auto_merge: Arc<crate::auto_merge::Queue> = Arc::default();
+        let facts =
+            crate::facts::Worker::start(store.clone(), config.data_dir.clone(), auto_merge.clone());
         let live = crate::live::Live::start(store.clone());
         let feed = crate::feed::Hub::start(store.clone(), live.bell());
         let merge_locks = Arc::new(crate::repo_lock::RepoLocks::new(&config.database_url));
@@ -98,6 +102,7 @@ impl AppState {
             feed,
             store,
             facts,
+            auto_merge,
             checks_config: Arc::default(),
             merge_locks,
             maintenance,

@@ -1,5 +1,6 @@
 //! The `branches` toolset: list, view (facts and checks), diff, commits, create, write
-//! files as one commit without a checkout, and merge through the gate.
+//! files as one commit without a checkout, and merge through the gate (now, or armed to
+//! merge itself once the checks pass), one branch or a change across repos.
 
 use reqwest::Method;
 use rmcp::handler::server::wrapper::Parameters;
@@ -8,7 +9,8 @@ use rmcp::{ErrorData, schemars, tool, tool_router};
 use serde::Deserialize;
 use serde_json::json;
 use svc_protocol::branch::{
-    self, BranchCommits, BranchDiff, ChangeMerge, CommitFiles, ContentEncoding, CreateBranch,
+    self, AutoMerge, BranchCommits, BranchDiff, ChangeMerge, CommitFiles, ContentEncoding,
+    CreateBranch,
     MergeResult, UpdateBranch,
 };
 
@@ -34,6 +36,17 @@ pub struct BranchArgs {
     pub repo: String,
     /// The branch, like `feature/login`.
     pub branch: String,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct AutoMergeArgs {
+    /// The repo: its name or its path in the monorepo; the repos tool lists them.
+    pub repo: String,
+    /// The branch, like `feature/login`.
+    pub branch: String,
+    /// `true` disarms the branch's auto-merge instead of arming it.
+    #[serde(default)]
+    pub disable: bool,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -368,6 +381,40 @@ impl Server {
         })
         .await
     }
+    #[tool(
+        description = "Arm a branch to merge itself into main through the gate, as you, within seconds of its required checks passing (so you need not poll), or disarm it with `disable: true`. A push by someone else, or a refused merge (conflicts, unreadable checks), disarms it; the branch's `auto_merge.disabled` event says why. Answers the arming.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    async fn auto_merge_branch(
+        &self,
+        Parameters(a): Parameters<AutoMergeArgs>,
+    ) -> std::result::Result<CallToolResult, ErrorData> {
+        self.call(move |c| {
+            let path = format!("{}/auto-merge", c.b(&a.repo, &a.branch)?);
+            if a.disable {
+                c.session.send(c.session.request(Method::DELETE, &path)?)?;
+                return Ok(format!(
+                    "Auto-merge of {} is off: it merges only when asked.\n{}",
+                    a.branch,
+                    json!({"auto_merge": null})
+                ));
+            }
+            let armed: AutoMerge = c.session.call(c.session.request(Method::PUT, &path)?)?;
+            Ok(format!(
+                "Auto-merge armed on {}: the server merges it into main as {} once its checks pass.\n{}",
+                a.branch,
+                armed.armed_by,
+                json!({"auto_merge": armed})
+            ))
+        })
+        .await
+    }
+
     #[tool(
         description = "View a change: the branch of one name in every repo of the monorepo that has it (open or merged), as JSON, each with its facts and the checks that gate its merge.",
         annotations(

@@ -235,6 +235,10 @@ pub async fn apply(
     }
     out.write(tx.h()).await?;
     tx.commit().await?;
+    if moved && let Some(repo) = &repo {
+        // The build's check changed: an armed branch may merge now.
+        state.auto_merge.poke(&repo.id);
+    }
     Ok(())
 }
 

@@ -356,6 +356,13 @@ async fn record_in(
         };
         moved.push(name.clone());
         branches::put(tx.h(), &row).await?;
+        // Someone other than the one who armed it pushed: it no longer merges itself.
+        let disarmed = match old {
+            Some(old) if crate::auto_merge::ended_by_push(old, actor.login.as_deref()) => {
+                branches::disarm(tx.h(), &repo.id, name).await?
+            }
+            _ => false,
+        };
         if merged_before {
             branches::set_merged_before(tx.h(), &repo.id, name, now, actor.login.as_deref())
                 .await?;
@@ -383,6 +390,14 @@ async fn record_in(
             "upsert",
             body,
         ));
+        if disarmed {
+            pending.push(crate::auto_merge::disabled_event(
+                &repo,
+                &row,
+                crate::auto_merge::PUSHED_BY_OTHER,
+                Some(actor),
+            ));
+        }
     }
     for (name, old) in stored.iter().filter(|(n, _)| !heads.contains_key(*n)) {
         let row = branches::BranchRow {

@@ -90,6 +90,7 @@ fn view(repo: &RepoRow, b: &BranchRow, checks: Checks) -> Branch {
         stale,
         facts_main: f.facts_main.clone(),
         checks,
+        auto_merge: crate::auto_merge::view(&b.auto_merge),
     }
 }
 

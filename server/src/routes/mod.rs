@@ -6,6 +6,7 @@ pub(crate) mod admin;
 pub(crate) mod agents;
 pub(crate) mod artifact_comments;
 pub(crate) mod artifacts;
+pub(crate) mod auto_merge;
 pub(crate) mod branches;
 pub(crate) mod changes;
 pub(crate) mod ci;
@@ -229,6 +230,7 @@ pub fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(merge::merge))
         .routes(routes!(changes::get))
         .routes(routes!(changes::merge))
+        .routes(routes!(auto_merge::enable, auto_merge::disable))
         .routes(routes!(reviews::list, reviews::create))
         .routes(routes!(issues::list, issues::create))
         .routes(routes!(issues::get, issues::update))

@@ -134,6 +134,8 @@ pub async fn post(
     };
     events::append(tx.h(), &event).await?;
     tx.commit().await?;
+    // An armed branch at this commit may merge now.
+    state.auto_merge.poke(&repo.id);
     Ok((StatusCode::CREATED, Json(status)))
 }
 

@@ -25,6 +25,25 @@ pub struct BranchRow {
     pub forced: Option<bool>,
     #[sqlx(flatten)]
     pub facts: Facts,
+    #[sqlx(flatten)]
+    pub auto_merge: AutoMerge,
+}
+
+/// Who armed the branch to merge itself once its gate passes (all null: not armed).
+#[derive(Debug, Clone, Default, PartialEq, Eq, sqlx::FromRow)]
+pub struct AutoMerge {
+    /// The armer's user id: the merge is theirs.
+    pub auto_merge_user: Option<String>,
+    pub auto_merge_by: Option<String>,
+    /// The agent of the session whose credential armed it.
+    pub auto_merge_agent: Option<String>,
+    pub auto_merge_at: Option<i64>,
+}
+
+impl AutoMerge {
+    pub fn armed(&self) -> bool {
+        self.auto_merge_by.is_some()
+    }
 }
 
 /// Computed facts and the (main, head) they are for.
@@ -45,7 +64,8 @@ pub struct Facts {
 
 const COLUMNS: &str = "repo_id, name, head, author, pusher, state, title, description, created_at, pushed_at, \
      sort_at, merged_at, merged_by, merged_agent, merge_sha, forced, \
-     facts_head, facts_main, facts_at, ahead, behind, base, mergeable, conflicts";
+     facts_head, facts_main, facts_at, ahead, behind, base, mergeable, conflicts, \
+     auto_merge_user, auto_merge_by, auto_merge_agent, auto_merge_at";
 
 /// The repo's branches that git still has (open or merged), by name.
 pub async fn live(h: H<'_>, repo_id: &str) -> Result<Vec<BranchRow>> {
@@ -107,7 +127,11 @@ pub async fn put(h: H<'_>, row: &BranchRow) -> Result<()> {
            merged_by = CASE WHEN excluded.state = 'open' THEN NULL ELSE branches.merged_by END,
            merged_agent = CASE WHEN excluded.state = 'open' THEN NULL ELSE branches.merged_agent END,
            merge_sha = CASE WHEN excluded.state = 'open' THEN NULL ELSE branches.merge_sha END,
-           forced = CASE WHEN excluded.state = 'open' THEN NULL ELSE branches.forced END",
+           forced = CASE WHEN excluded.state = 'open' THEN NULL ELSE branches.forced END,
+           auto_merge_user = CASE WHEN excluded.state = 'open' THEN branches.auto_merge_user END,
+           auto_merge_by = CASE WHEN excluded.state = 'open' THEN branches.auto_merge_by END,
+           auto_merge_agent = CASE WHEN excluded.state = 'open' THEN branches.auto_merge_agent END,
+           auto_merge_at = CASE WHEN excluded.state = 'open' THEN branches.auto_merge_at END",
     )
     .bind(&row.repo_id).bind(&row.name).bind(&row.head).bind(&row.author).bind(&row.pusher)
     .bind(&row.state).bind(&row.title).bind(&row.description).bind(row.created_at).bind(row.pushed_at)
@@ -129,11 +153,12 @@ pub async fn set_text(
     Ok(())
 }
 
-/// Marks the branch merged with its merge facts.
+/// Marks the branch merged with its merge facts (and no longer armed to merge itself).
 pub async fn set_merged(h: H<'_>, repo_id: &str, m: &super::merges::MergeRow) -> Result<()> {
     on!(h, c => sqlx::query(
         "UPDATE branches SET state = 'merged', sort_at = $3, merged_at = $3, merged_by = $4,
-           merged_agent = $5, merge_sha = $6, forced = $7
+           merged_agent = $5, merge_sha = $6, forced = $7, auto_merge_user = NULL,
+           auto_merge_by = NULL, auto_merge_agent = NULL, auto_merge_at = NULL
          WHERE repo_id = $1 AND name = $2",
     )
     .bind(repo_id).bind(&m.branch).bind(m.merged_at).bind(&m.merged_by).bind(&m.merged_agent)
@@ -154,12 +179,58 @@ pub async fn set_merged_before(
 ) -> Result<()> {
     on!(h, c => sqlx::query(
         "UPDATE branches SET state = 'merged', sort_at = $3, merged_at = $3, merged_by = $4,
-           merged_agent = NULL, merge_sha = NULL, forced = FALSE
+           merged_agent = NULL, merge_sha = NULL, forced = FALSE, auto_merge_user = NULL,
+           auto_merge_by = NULL, auto_merge_agent = NULL, auto_merge_at = NULL
          WHERE repo_id = $1 AND name = $2",
     )
     .bind(repo_id).bind(name).bind(at).bind(by)
     .execute(c).await?.rows_affected());
     Ok(())
+}
+
+/// Arms the open branch to merge itself as `a` says; answers whether it is armed now
+/// (false: the branch is not open).
+pub async fn arm(h: H<'_>, repo_id: &str, name: &str, a: &AutoMerge) -> Result<bool> {
+    let n = on!(h, c => sqlx::query(
+        "UPDATE branches SET auto_merge_user = $3, auto_merge_by = $4, auto_merge_agent = $5,
+           auto_merge_at = $6
+         WHERE repo_id = $1 AND name = $2 AND state = 'open'",
+    )
+    .bind(repo_id).bind(name).bind(&a.auto_merge_user).bind(&a.auto_merge_by)
+    .bind(&a.auto_merge_agent).bind(a.auto_merge_at)
+    .execute(c).await?.rows_affected());
+    Ok(n == 1)
+}
+
+/// Disarms the branch; answers whether it was armed (so one disarming writes its event,
+/// whichever server or request comes second).
+pub async fn disarm(h: H<'_>, repo_id: &str, name: &str) -> Result<bool> {
+    let n = on!(h, c => sqlx::query(
+        "UPDATE branches SET auto_merge_user = NULL, auto_merge_by = NULL,
+           auto_merge_agent = NULL, auto_merge_at = NULL
+         WHERE repo_id = $1 AND name = $2 AND auto_merge_by IS NOT NULL",
+    )
+    .bind(repo_id).bind(name)
+    .execute(c).await?.rows_affected());
+    Ok(n == 1)
+}
+
+/// The repo's open branches armed to merge themselves, oldest arming first.
+pub async fn armed(h: H<'_>, repo_id: &str) -> Result<Vec<BranchRow>> {
+    let sql = format!(
+        "SELECT {COLUMNS} FROM branches
+         WHERE repo_id = $1 AND auto_merge_by IS NOT NULL AND state = 'open'
+         ORDER BY auto_merge_at, name"
+    );
+    Ok(on!(h, c => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(repo_id).fetch_all(c).await?))
+}
+
+/// Every repo with an open branch armed to merge itself.
+pub async fn repos_with_armed(h: H<'_>) -> Result<Vec<String>> {
+    Ok(on!(h, c => sqlx::query_scalar(
+        "SELECT DISTINCT repo_id FROM branches WHERE auto_merge_by IS NOT NULL AND state = 'open'",
+    )
+    .fetch_all(c).await?))
 }
 
 /// Stores computed facts, only while the branch still has the head they are for;

@@ -123,6 +123,15 @@ struct MergeView {
     by_checks: bool,
     /// The merge result, when merged.
     merged: Option<Merged>,
+    /// Who armed it to merge itself, when armed.
+    auto: Option<Armed>,
+}
+
+struct Armed {
+    by: String,
+    agent: Option<String>,
+    at: String,
+    when: String,
 }
 
 struct Merged {
@@ -426,6 +435,7 @@ fn merge_view(b: &Branch, main_head: Option<&str>) -> MergeView {
                 main_short: main_head.map(short),
                 main_head: main_head.map(str::to_owned),
             }),
+            auto: None,
         };
     }
     let mut why = Vec::new();
@@ -456,6 +466,12 @@ fn merge_view(b: &Branch, main_head: Option<&str>) -> MergeView {
         gate: (!why.is_empty()).then(|| why.join("; ")),
         by_checks,
         merged: None,
+        auto: b.auto_merge.as_ref().map(|a| Armed {
+            by: a.armed_by.clone(),
+            agent: a.armed_agent.clone(),
+            at: rfc3339(a.armed_at),
+            when: human(a.armed_at),
+        }),
     }
 }
 

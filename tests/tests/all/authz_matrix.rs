@@ -1351,6 +1351,18 @@ fn rows(w: &World) -> Vec<Row> {
         post("/v1/monorepos/{owner}/{monorepo}/changes/{branch}/merge", Write)
             .query("force=1")
             .prep(Prep::Branch),
+        // A new branch per cell: armed, it merges itself (or is disarmed) in the
+        // background, and the standing topic stays as it is.
+        put(
+            "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/auto-merge",
+            Write,
+        )
+        .prep(Prep::Branch),
+        delete(
+            "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/auto-merge",
+            Write,
+        )
+        .prep(Prep::Branch),
         get(
             "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/reviews",
             Read,

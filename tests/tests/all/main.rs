@@ -18,6 +18,7 @@ mod agents;
 mod api_basics;
 mod artifacts;
 mod authz_matrix;
+mod auto_merge;
 mod branches;
 mod browser;
 mod changes;

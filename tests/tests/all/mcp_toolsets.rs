@@ -18,6 +18,7 @@ const R: &str = "/v1/monorepos/ann/mono/repos/app";
 /// Every tool `--toolsets all` offers, by toolset.
 const CODE: &[&str] = &["commit", "file", "history", "search_code", "tree"];
 const BRANCHES: &[&str] = &[
+    "auto_merge_branch",
     "branch",
     "branch_commits",
     "branch_diff",
@@ -55,6 +56,7 @@ const RELEASES: &[&str] = &["release", "releases", "tags"];
 /// The tools that change something.
 const WRITES: &[&str] = &[
     "assign_issue",
+    "auto_merge_branch",
     "close_issue",
     "comment_artifact",
     "comment_issue",

@@ -2,15 +2,16 @@
 
 use reqwest::Method;
 use svc_protocol::ErrorCode;
-use svc_protocol::branch::MergeResult;
+use svc_protocol::branch::{AutoMerge, MergeResult};
 
 use crate::client::{self, Refusal, Session};
 use crate::commands::{Global, checks, print};
 use crate::error::{CommandError, Result};
-use crate::target::{self, RepoArgs};
+use crate::target::{self, RepoArgs, Target};
 use crate::workdir;
 
-/// Merge a branch into main with a merge commit, once its checks pass
+/// Merge a branch into main with a merge commit, once its checks pass (now, or with
+/// --auto by the server as soon as they do)
 #[derive(Debug, clap::Args)]
 pub struct Args {
     #[command(flatten)]
@@ -21,11 +22,21 @@ pub struct Args {
     /// Merge past failing, missing or unknown checks; the merge is recorded as forced
     #[arg(long)]
     pub force: bool,
+    /// Arm the branch to merge itself, as you, within seconds of its checks passing;
+    /// a push by someone else or a refused merge disarms it
+    #[arg(long, conflicts_with = "force")]
+    pub auto: bool,
+    /// Disarm the branch's auto-merge
+    #[arg(long, conflicts_with_all = ["force", "auto"])]
+    pub disable_auto: bool,
 }
 
 pub fn run(global: &Global, args: &Args) -> Result<()> {
     let target = target::resolve(global, &args.repo)?;
     let name = workdir::branch_or_current(args.branch.as_deref())?;
+    if args.auto || args.disable_auto {
+        return auto(global, &target, &name, args.auto);
+    }
     let mut path = format!("{}/merge", target.branch_path(&name));
     if args.force {
         path.push_str("?force=1");
@@ -44,6 +55,28 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
             text.push_str(&format!(" (by {} through agent {agent})", merged.merged_by));
         }
         text
+    })
+}
+
+/// Arms (`arm`) or disarms the branch's auto-merge.
+fn auto(global: &Global, target: &Target, name: &str, arm: bool) -> Result<()> {
+    let path = format!("{}/auto-merge", target.branch_path(name));
+    let session = &target.session;
+    if !arm {
+        session.send(session.request(Method::DELETE, &path)?)?;
+        return print(global, &serde_json::json!({"auto_merge": null}), || {
+            format!("Auto-merge of {name} is off: it merges only when asked")
+        });
+    }
+    let armed: AutoMerge = session.call(session.request(Method::PUT, &path)?)?;
+    print(global, &armed, || {
+        let mut by = armed.armed_by.clone();
+        if let Some(agent) = &armed.armed_agent {
+            by.push_str(&format!(" through agent {agent}"));
+        }
+        format!(
+            "Auto-merge armed on {name}: the server merges it into main as {by} once its checks pass"
+        )
     })
 }
 
