@@ -10,8 +10,7 @@ use serde::Deserialize;
 use serde_json::json;
 use svc_protocol::branch::{
     self, AutoMerge, BranchCommits, BranchDiff, ChangeMerge, CommitFiles, ContentEncoding,
-    CreateBranch,
-    MergeResult, UpdateBranch,
+    CreateBranch, MergeResult, UpdateBranch,
 };
 
 use super::{Server, pretty, query, render};
