@@ -1,12 +1,19 @@
-//! Branch operations more than one route takes: making a branch off a commit.
+//! Branch operations more than one route takes: making a branch off a commit, and
+//! stored rows in their REST shape with their checks.
 
 use svc_protocol::ErrorCode;
+use svc_protocol::branch::{Branch, Checks, Mergeable};
 
+use crate::authz::Access;
+use crate::checks::checks_of;
 use crate::error::{ApiError, ApiResult};
+use crate::facts;
 use crate::git::merge;
 use crate::git::record::{self, Actor, Seed};
 use crate::state::AppState;
+use crate::store::branches::BranchRow;
 use crate::store::repos::RepoRow;
+use crate::store::{H, time_of};
 
 /// Makes `seed.branch` at commit `from` and records it (`branch.opened`, with the seed's
 /// title and description): 409 `branch_exists` when git has it already.
@@ -47,4 +54,61 @@ pub async fn open(
     .map_err(ApiError::internal)?;
     state.facts.after_record(&repo.id, &recorded).await;
     Ok(())
+}
+
+/// The REST shape of stored rows, with their checks.
+pub async fn views(
+    h: H<'_>,
+    state: &AppState,
+    access: &Access,
+    repo: &RepoRow,
+    rows: &[BranchRow],
+) -> ApiResult<Vec<Branch>> {
+    let shas: Vec<String> = rows.iter().map(|b| b.head.clone()).collect();
+    let checks = checks_of(h, state, access, repo, &shas).await?;
+    Ok(rows
+        .iter()
+        .zip(checks)
+        .map(|(b, c)| view(repo, b, c))
+        .collect())
+}
+
+fn view(repo: &RepoRow, b: &BranchRow, checks: Checks) -> Branch {
+    let stale = b.state == "open" && !facts::fresh(b, repo.default_head.as_deref());
+    let computed = b.facts.mergeable.as_deref().and_then(Mergeable::parse);
+    let f = &b.facts;
+    Branch {
+        repo: repo.name.clone(),
+        name: b.name.clone(),
+        head: b.head.clone(),
+        author: b.author.clone(),
+        pusher: b.pusher.clone(),
+        state: b.state.clone(),
+        title: b.title.clone(),
+        description: b.description.clone(),
+        created_at: time_of(b.created_at),
+        pushed_at: time_of(b.pushed_at),
+        merged_at: b.merged_at.map(time_of),
+        merged_by: b.merged_by.clone(),
+        merged_agent: b.merged_agent.clone(),
+        merge_sha: b.merge_sha.clone(),
+        forced: b.forced,
+        ahead: f.ahead.and_then(|n| u32::try_from(n).ok()),
+        behind: f.behind.and_then(|n| u32::try_from(n).ok()),
+        base: f.base.clone(),
+        mergeable: match (stale, computed) {
+            (false, Some(m)) => m,
+            _ => Mergeable::Pending,
+        },
+        last_mergeable: computed.filter(|_| stale),
+        conflicts: f
+            .conflicts
+            .as_deref()
+            .and_then(|c| serde_json::from_str(c).ok())
+            .unwrap_or_default(),
+        stale,
+        facts_main: f.facts_main.clone(),
+        checks,
+        auto_merge: crate::auto_merge::view(&b.auto_merge),
+    }
 }

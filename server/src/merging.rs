@@ -8,6 +8,7 @@
 //! ref's compare-and-swap decides and the loser merges again onto the new main.
 
 use gix::ObjectId;
+use serde::Deserialize;
 use svc_protocol::ErrorCode;
 use svc_protocol::branch::MergeResult;
 
@@ -23,6 +24,15 @@ use crate::store::{monorepos, now_ms, repos, time_of, users};
 
 /// Times a merge is redone when main moved under it (another process merged).
 pub(crate) const ATTEMPTS: usize = 5;
+
+/// The query of mergeBranch and mergeChange.
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+pub struct MergeQuery {
+    /// `1`: merge past red, missing or unknown checks; the merge is recorded as forced.
+    #[serde(default, deserialize_with = "crate::extract::flag")]
+    #[param(value_type = Option<String>, pattern = "^(0|1|true|false)?$")]
+    pub(crate) force: bool,
+}
 
 /// Who a merge is made as: its author, and the agent that acted for them.
 #[derive(Debug, Clone)]

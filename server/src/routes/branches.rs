@@ -7,13 +7,11 @@ use axum::http::StatusCode;
 use serde::Deserialize;
 use svc_protocol::ApiErrorBody;
 use svc_protocol::ErrorCode;
-use svc_protocol::branch::{
-    Branch, BranchCommits, BranchList, Checks, CreateBranch, Mergeable, UpdateBranch,
-};
+use svc_protocol::branch::{Branch, BranchCommits, BranchList, CreateBranch, UpdateBranch};
 
 use crate::auth::Caller;
-use crate::authz::{Access, Need};
-use crate::checks::checks_of;
+use crate::authz::Need;
+use crate::branches::views;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Agent, Json, Path, Query, page_limit};
 use crate::facts;
@@ -21,9 +19,8 @@ use crate::git::record::{self, Actor, Seed};
 use crate::git::{branch_name, merge};
 use crate::paths::{BranchPath, RepoPath, live_branch};
 use crate::state::AppState;
-use crate::store::branches::{self, After, BranchRow};
-use crate::store::repos::RepoRow;
-use crate::store::{H, now_ms, time_of};
+use crate::store::branches::{self, After};
+use crate::store::now_ms;
 
 const LIST_DEFAULT: i64 = 30;
 const LIST_MAX: i64 = 100;
@@ -36,63 +33,6 @@ const TITLE_MAX: usize = 256;
 const DESCRIPTION_MAX: usize = 65_536;
 const COMMITS_DEFAULT: i64 = 100;
 const COMMITS_MAX: i64 = 250;
-
-/// The REST shape of stored rows, with their checks.
-pub async fn views(
-    h: H<'_>,
-    state: &AppState,
-    access: &Access,
-    repo: &RepoRow,
-    rows: &[BranchRow],
-) -> ApiResult<Vec<Branch>> {
-    let shas: Vec<String> = rows.iter().map(|b| b.head.clone()).collect();
-    let checks = checks_of(h, state, access, repo, &shas).await?;
-    Ok(rows
-        .iter()
-        .zip(checks)
-        .map(|(b, c)| view(repo, b, c))
-        .collect())
-}
-
-fn view(repo: &RepoRow, b: &BranchRow, checks: Checks) -> Branch {
-    let stale = b.state == "open" && !facts::fresh(b, repo.default_head.as_deref());
-    let computed = b.facts.mergeable.as_deref().and_then(Mergeable::parse);
-    let f = &b.facts;
-    Branch {
-        repo: repo.name.clone(),
-        name: b.name.clone(),
-        head: b.head.clone(),
-        author: b.author.clone(),
-        pusher: b.pusher.clone(),
-        state: b.state.clone(),
-        title: b.title.clone(),
-        description: b.description.clone(),
-        created_at: time_of(b.created_at),
-        pushed_at: time_of(b.pushed_at),
-        merged_at: b.merged_at.map(time_of),
-        merged_by: b.merged_by.clone(),
-        merged_agent: b.merged_agent.clone(),
-        merge_sha: b.merge_sha.clone(),
-        forced: b.forced,
-        ahead: f.ahead.and_then(|n| u32::try_from(n).ok()),
-        behind: f.behind.and_then(|n| u32::try_from(n).ok()),
-        base: f.base.clone(),
-        mergeable: match (stale, computed) {
-            (false, Some(m)) => m,
-            _ => Mergeable::Pending,
-        },
-        last_mergeable: computed.filter(|_| stale),
-        conflicts: f
-            .conflicts
-            .as_deref()
-            .and_then(|c| serde_json::from_str(c).ok())
-            .unwrap_or_default(),
-        stale,
-        facts_main: f.facts_main.clone(),
-        checks,
-        auto_merge: crate::auto_merge::view(&b.auto_merge),
-    }
-}
 
 #[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
 pub struct ListQuery {

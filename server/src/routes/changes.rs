@@ -13,10 +13,8 @@ use crate::checks::{checks_of, require_green};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Agent, Json, Path, Query};
 use crate::git::merge::{self, Person};
-use crate::merging::{ATTEMPTS, ends, message};
+use crate::merging::{ATTEMPTS, MergeQuery, ends, message};
 use crate::paths::ChangePath;
-use crate::routes::branches::views;
-use crate::routes::merge::MergeQuery;
 use crate::state::AppState;
 use crate::store::merges::{self, MergeRow};
 use crate::store::{now_ms, users};
@@ -36,7 +34,7 @@ pub async fn get(
     let (access, found) = path.resolve(conn.h(), &caller, Need::Read, false).await?;
     let mut branches = Vec::with_capacity(found.len());
     for (repo, row) in found {
-        branches.extend(views(conn.h(), &state, &access, &repo, &[row]).await?);
+        branches.extend(crate::branches::views(conn.h(), &state, &access, &repo, &[row]).await?);
     }
     Ok(Json(Change {
         branch: path.branch,

@@ -1,7 +1,6 @@
 //! mergeBranch: a merge commit on main, gated by the checks (`merging` makes it).
 
 use axum::extract::State;
-use serde::Deserialize;
 use svc_protocol::ApiErrorBody;
 use svc_protocol::branch::MergeResult;
 
@@ -9,17 +8,9 @@ use crate::auth::Caller;
 use crate::authz::Need;
 use crate::error::ApiResult;
 use crate::extract::{Agent, Json, Path, Query};
-use crate::merging::{Merger, land};
+use crate::merging::{MergeQuery, Merger, land};
 use crate::paths::BranchPath;
 use crate::state::AppState;
-
-#[derive(Debug, Deserialize, utoipa::IntoParams)]
-pub struct MergeQuery {
-    /// `1`: merge past red, missing or unknown checks; the merge is recorded as forced.
-    #[serde(default, deserialize_with = "crate::extract::flag")]
-    #[param(value_type = Option<String>, pattern = "^(0|1|true|false)?$")]
-    pub(crate) force: bool,
-}
 
 /// Lands the branch on main with a merge commit authored as the caller.
 #[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/merge", operation_id = "mergeBranch", tag = "branches",

@@ -1297,6 +1297,10 @@ fn rows(w: &World) -> Vec<Row> {
         get("/v1/monorepos/{owner}/{monorepo}/repos/{repo}/last-commits", Read),
         get("/v1/monorepos/{owner}/{monorepo}/repos/{repo}/commits/{sha}", Read),
         get(
+            "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/commits/{sha}/diff",
+            Read,
+        ),
+        get(
             "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/commits/{sha}/checks",
             Read,
         ),
