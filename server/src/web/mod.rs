@@ -6,11 +6,13 @@
 //! plain POSTs to the pages themselves, which call the API's handlers (`agents`).
 
 mod agents;
+mod ansi;
 mod artifacts;
 mod assets;
 mod branch;
 mod branch_diff;
 mod checks;
+mod ci;
 mod code;
 mod commit;
 mod diff_section;
@@ -36,6 +38,7 @@ pub fn router() -> axum::Router<AppState> {
         .merge(people::router())
         .merge(assets::router())
         .merge(agents::router())
+        .merge(ci::router())
         .route("/", get(home::page))
         .route("/{owner}/{monorepo}", get(monorepo::page))
         .route("/{owner}/{monorepo}/-/{repo}", get(code::repo_root))

@@ -73,6 +73,7 @@ mod two_servers;
 mod web_agents;
 mod web_branch;
 mod web_browser;
+mod web_ci;
 mod web_code;
 mod web_home;
 mod web_issues;
