@@ -20,7 +20,6 @@ use crate::config::Config;
 use crate::error::{ApiError, ApiResult};
 use crate::git::import::{self, Source};
 use crate::git::record::{self, Actor};
-use crate::git::spool::SpoolDir;
 use crate::git::storage;
 use crate::hooks::target::Policy;
 use crate::state::AppState;
@@ -145,19 +144,6 @@ pub async fn check_url(config: &Config, url: &str) -> ApiResult<Pinned> {
     })
 }
 
-/// This process's spool folder (shared with the git door's pushes).
-pub async fn spools(state: &AppState) -> std::io::Result<&SpoolDir> {
-    let data_dir = state.config.data_dir.clone();
-    state
-        .push_spools
-        .get_or_try_init(|| async move {
-            tokio::task::spawn_blocking(move || SpoolDir::create(&data_dir))
-                .await
-                .map_err(std::io::Error::other)?
-        })
-        .await
-}
-
 /// A file or folder of this process's spool, removed when dropped.
 pub struct Scratch(pub PathBuf);
 
@@ -271,7 +257,12 @@ async fn bring(
     source: Source<'_>,
     actor: &Actor,
 ) -> Result<(), Error> {
-    let scratch = Scratch(spools(state).await?.file().with_extension("git"));
+    let scratch = Scratch(
+        crate::git::door::spools(state)
+            .await?
+            .file()
+            .with_extension("git"),
+    );
     storage::init_bare(&scratch.0).await?;
     // One at a time with pushes: an import is git's heaviest work.
     let _slot = state

@@ -355,10 +355,30 @@ async fn advertise(
         .into_response()
 }
 
-/// What git advertises, learned once (see [`advertise`]).
+/// What git advertises, learned once (see [`advertise`]). The probe repository it is
+/// learned from lives in this process's spool folder, so a process killed while
+/// learning leaves nothing that the next start does not remove.
 async fn learned(state: &AppState) -> Option<&'static advertise::Learned> {
-    let scratch = state.config.data_dir.join("tmp");
-    advertise::learned(&scratch, command).await
+    match spools(state).await {
+        Ok(spools) => advertise::learned(spools.path(), command).await,
+        Err(e) => {
+            tracing::error!(error = %e, "no spool folder to learn git's advertisement in");
+            None
+        }
+    }
+}
+
+/// This process's spool folder, made on first use (pushes, imports, the probe).
+pub async fn spools(state: &AppState) -> std::io::Result<&SpoolDir> {
+    let data_dir = state.config.data_dir.clone();
+    state
+        .push_spools
+        .get_or_try_init(|| async move {
+            tokio::task::spawn_blocking(move || SpoolDir::create(&data_dir))
+                .await
+                .map_err(std::io::Error::other)?
+        })
+        .await
 }
 
 /// The door's git for `receive-pack` or `upload-pack`, as the advertisements are learned.
@@ -618,16 +638,7 @@ async fn receive(
             Ok((None, _)) => return text(StatusCode::FORBIDDEN, "svc: you may not push here"),
             Err(r) => return r,
         };
-    let data_dir = state.config.data_dir.clone();
-    let spools = state
-        .push_spools
-        .get_or_try_init(|| async move {
-            tokio::task::spawn_blocking(move || SpoolDir::create(&data_dir))
-                .await
-                .map_err(std::io::Error::other)?
-        })
-        .await;
-    let spool = match spools {
+    let spool = match spools(state).await {
         Ok(spools) => Spool(spools.file()),
         Err(e) => return git_failed(&e.to_string()),
     };

@@ -32,6 +32,11 @@ impl SpoolDir {
         Ok(SpoolDir { path, _lock: lock })
     }
 
+    /// The folder itself.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
     /// A new spool file's path.
     pub fn file(&self) -> PathBuf {
         self.path.join(format!("push-{}", crate::token::new_id("")))

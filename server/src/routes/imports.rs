@@ -176,7 +176,7 @@ pub async fn bundle(
         .await?
         .ok_or_else(not_waiting)?;
     let spool = Scratch(
-        imports::spools(&state)
+        crate::git::door::spools(&state)
             .await
             .map_err(ApiError::internal)?
             .file()
