@@ -16,10 +16,11 @@ use crate::merging::{MergeQuery, Merger, land};
 use crate::paths::BranchPath;
 use crate::state::AppState;
 
-/// Lands the branch on main with a merge commit authored as the caller. On a repo with
-/// `merge_queue = true` in `.svc/svc.toml` the branch joins the repo's merge queue
-/// instead: 202 with its entry (`listQueue`); it lands once its speculative commit's
-/// checks pass. `force=1` lands at once past the gate and the queue.
+/// Lands the branch on main with a merge commit authored as the caller.
+///
+/// On a repo with `merge_queue = true` in `.svc/svc.toml` the branch joins the repo's
+/// merge queue instead: 202 with its entry (`listQueue`); it lands once its speculative
+/// commit's checks pass. `force=1` lands at once past the gate and the queue.
 #[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/merge", operation_id = "mergeBranch", tag = "branches",
     params(BranchPath, MergeQuery),
     responses((status = 200, body = MergeResult),

@@ -15,9 +15,10 @@ use crate::merge_queue;
 use crate::paths::{BranchPath, RepoPath};
 use crate::state::AppState;
 
-/// The repo's merge queue: the entries in it, front first (`position` 1), each with its
-/// speculative commit once made, then the latest 20 out of it (landed, or left with a
-/// `reason`).
+/// The repo's merge queue.
+///
+/// The entries in it, front first (`position` 1), each with its speculative commit once
+/// made, then the latest 20 out of it (landed, or left with a `reason`).
 #[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/queue", operation_id = "listQueue", tag = "branches",
     params(RepoPath),
     responses((status = 200, body = Queue), (status = 404, body = ApiErrorBody)))]
@@ -34,9 +35,10 @@ pub async fn list(
     Ok(Json(Queue { entries }))
 }
 
-/// Takes the branch out of its repo's merge queue (`queue.left` with reason `by_hand`);
-/// the entries behind it are tested again without it. A branch not in the queue stays
-/// as it is.
+/// Takes the branch out of its repo's merge queue.
+///
+/// `queue.left` follows with reason `by_hand`; the entries behind it are tested again
+/// without it. A branch not in the queue stays as it is.
 #[utoipa::path(delete, path = "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/queue", operation_id = "leaveQueue", tag = "branches",
     params(BranchPath),
     responses((status = 204), (status = 404, body = ApiErrorBody)))]
