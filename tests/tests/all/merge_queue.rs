@@ -11,7 +11,9 @@ use std::time::{Duration, Instant};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use svc_server::config::MergeQueueSettings;
+use svc_tests::fake_buildkite::FakeBuildkite;
 use svc_tests::git::all_output;
+use svc_tests::machine::Machine;
 use svc_tests::receiver::Receiver;
 use svc_tests::{TestApp, TestAppBuilder, expect_error, expect_json};
 
@@ -448,4 +450,83 @@ async fn a_queue_killed_at_each_step_agrees_after_restart() {
         assert!(Instant::now() < deadline, "the queue ref stays");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+}
+
+#[tokio::test]
+async fn the_cli_queues_a_merge_and_lists_the_queue() {
+    let c = world(TestApp::builder()).await;
+    push_branch(&c, "topic", &[("b.txt", b"b\n")]);
+    let m = Machine::new();
+    let svc = |args: &[&str]| {
+        let out = m
+            .svc(args)
+            .env("SVC_TOKEN", &c.token)
+            .env("SVC_SERVER", &c.app.base)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "svc {args:?}: {}", all_output(&out));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let said = svc(&["branch", "merge", "topic", "-R", "ann/mono/app"]);
+    assert!(
+        said.contains("topic joined the merge queue at position 1"),
+        "{said}"
+    );
+    let listed: Value =
+        serde_json::from_str(&svc(&["queue", "list", "-R", "ann/mono/app", "--json"])).unwrap();
+    let id = listed["entries"][0]["id"].as_str().unwrap().to_owned();
+    assert_eq!(listed["entries"][0]["branch"], "topic", "{listed}");
+    let e = tested(&c, &id, None).await;
+    let spec = e["speculative_sha"].as_str().unwrap();
+    let table = svc(&["queue", "list", "-R", "ann/mono/app"]);
+    let row = table
+        .lines()
+        .find(|l| l.contains("topic"))
+        .unwrap_or_else(|| panic!("{table}"));
+    assert!(
+        row.contains("testing") && row.contains(&spec[..7]) && row.contains(&id),
+        "{table}"
+    );
+}
+
+#[tokio::test]
+async fn a_ci_hook_builds_the_speculative_commit_whose_status_lands_it() {
+    let fake = FakeBuildkite::start().await;
+    let c = world(TestApp::builder().buildkite(&fake.api_url, "bk-token")).await;
+    let r = c
+        .app
+        .as_user(Method::POST, &format!("{M}/hooks"), &c.token)
+        .json(&json!({"kind": "ci", "pipeline": "acme/pipe", "events": ["merge_group"]}))
+        .send()
+        .await
+        .unwrap();
+    expect_json::<Value>(r, StatusCode::CREATED).await;
+    push_branch(&c, "topic", &[("b.txt", b"b\n")]);
+    let id = enqueue(&c, "topic").await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let spec = tested(&c, &id, None).await["speculative_sha"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let got = fake.wait_for(1).await;
+    let build = &got[0].body;
+    assert_eq!(build["commit"], spec.as_str(), "{build}");
+    assert_eq!(build["branch"], "topic");
+    let env = &build["env"];
+    assert_eq!(env["SVC_HEAD"], spec.as_str(), "{env}");
+    // The build's status token reports on the speculative commit: that is the gate.
+    let r = c
+        .app
+        .client
+        .post(env["SVC_STATUS_URL"].as_str().unwrap())
+        .bearer_auth(env["SVC_STATUS_TOKEN"].as_str().unwrap())
+        .json(&json!({"context": "ci", "state": "success"}))
+        .send()
+        .await
+        .unwrap();
+    expect_json::<Value>(r, StatusCode::CREATED).await;
+    wait_entry(&c, &id, |e| e["state"] == "landed").await;
+    assert_eq!(git_main(&c), spec);
 }
