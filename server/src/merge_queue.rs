@@ -85,6 +85,8 @@ pub async fn enqueue(
         ));
     }
     let mut tx = state.store.begin().await?;
+    // One join at a time per repo: each gets its own place, a branch joins once.
+    repos::lock(tx.h(), &repo.id).await?;
     if let Some(e) = queue::active_of(tx.h(), &repo.id, &b.name).await? {
         let ahead = queue::active(tx.h(), &repo.id).await?;
         tx.commit().await?;

@@ -183,6 +183,31 @@ async fn a_queued_branch_lands_as_exactly_its_tested_commit() {
     assert_eq!(branch["queue"]["id"], id.as_str(), "{branch}");
     assert_eq!(branch["queue"]["speculative_sha"], spec.as_str());
     assert_eq!(branch["state"], "open");
+    // The branch page says it, with a way out.
+    let password = "a long enough password";
+    c.app
+        .bootstrap(json!({"email": "pat@example.com", "login": "pat", "password": password}))
+        .await;
+    let r = c
+        .app
+        .as_user(Method::PUT, &format!("{M}/members/pat"), &c.token)
+        .json(&json!({"role": "member"}))
+        .send()
+        .await
+        .unwrap();
+    expect_json::<Value>(r, StatusCode::OK).await;
+    let cookie = c.app.sign_in("pat", password).await;
+    let r = c
+        .app
+        .get_page(Some(&cookie), "/ann/mono/-/app/branches/topic")
+        .await;
+    let html = r.text().await.unwrap();
+    assert!(
+        html.contains("In the merge queue at position 1 (testing), tested as")
+            && html.contains(&spec[..7])
+            && html.contains("id=\"merge-queue-leave\""),
+        "{html}"
+    );
 
     // Announced: a merge_group event and a hook delivery whose read token fetches the
     // speculative commit through the git door.
