@@ -85,6 +85,10 @@ pub struct Branch {
     /// Armed to merge itself once its gate passes (`enableAutoMerge`); null when not.
     #[serde(default)]
     pub auto_merge: Option<AutoMerge>,
+    /// Its entry in the repo's merge queue (position, state, speculative commit); null
+    /// when it is not in the queue.
+    #[serde(default)]
+    pub queue: Option<QueueEntry>,
 }
 
 /// A branch armed to merge itself: the server merges it, as `armed_by` (and the agent
@@ -414,6 +418,49 @@ pub struct MergeResult {
     pub forced: bool,
     pub branch: String,
     pub repo: String,
+}
+
+/// One entry of a repo's merge queue (`listQueue`; `mergeBranch` answers 202 with it on
+/// a repo with `merge_queue = true`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct QueueEntry {
+    pub id: String,
+    pub repo: String,
+    pub branch: String,
+    /// 1 for the front of the queue; null once out of it.
+    pub position: Option<i64>,
+    /// `queued` (no speculative commit yet), `testing`, `landed` or `left`.
+    pub state: String,
+    /// Why it left: `checks_failed`, `conflict`, `timeout`, `by_hand`, `not_open`,
+    /// `nothing_to_merge` or `checks_unknown`.
+    pub reason: Option<String>,
+    /// The branch head under test.
+    pub head: String,
+    /// The speculative merge commit of main, the entries ahead and the branch, fetchable
+    /// as `ref`; main moves to exactly this commit when it lands.
+    pub speculative_sha: Option<String>,
+    /// The commit it was made on: main, or the speculative commit of the entry ahead.
+    pub base_sha: Option<String>,
+    /// `refs/svc/queue/<id>` while it is in the queue.
+    #[serde(rename = "ref")]
+    pub git_ref: String,
+    pub enqueued_by: String,
+    pub enqueued_agent: Option<String>,
+    #[serde(with = "time::serde::rfc3339")]
+    pub created_at: OffsetDateTime,
+    /// When it leaves with `timeout` if it has not landed.
+    #[serde(with = "time::serde::rfc3339")]
+    pub deadline: OffsetDateTime,
+    #[serde(with = "crate::rfc3339_opt")]
+    pub ended_at: Option<OffsetDateTime>,
+}
+
+/// `listQueue`'s answer: the entries in the queue, front first, then the latest out of it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Queue {
+    pub entries: Vec<QueueEntry>,
 }
 
 /// A change: the branches of one name across the repos of a monorepo (`getChange`),

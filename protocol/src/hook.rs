@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
 /// The events a hook may ask for.
-pub const EVENTS: [&str; 4] = ["push", "branch.opened", "merged", "tag"];
+pub const EVENTS: [&str; 5] = ["push", "branch.opened", "merged", "tag", "merge_group"];
 /// Deliveries listed by listDeliveries.
 pub const DELIVERIES_LISTED: usize = 100;
 /// Deliveries one replay sends at most.
@@ -30,7 +30,8 @@ pub struct Hook {
     pub id: String,
     pub kind: HookKind,
     pub url: Option<String>,
-    /// `push`, `branch.opened`, `merged`, `tag`.
+    /// `push`, `branch.opened`, `merged`, `tag`, `merge_group` (a merge queue entry's
+    /// speculative commit, to build).
     pub events: Vec<String>,
     pub app: Option<String>,
     pub pipeline: Option<String>,

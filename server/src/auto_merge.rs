@@ -46,7 +46,8 @@ pub fn refused(code: ErrorCode) -> String {
     format!("merge_refused:{}", code.as_str())
 }
 
-/// The repos to look at, fed by whatever may let an armed branch merge.
+/// The repos to look at, fed by whatever may let an armed branch merge (auto-merge) or
+/// a merge queue move on (`merge_queue`, which has one of its own).
 pub struct Queue {
     /// Repos being looked at or waiting to be; true when poked again meanwhile.
     busy: Mutex<HashMap<String, bool>>,
@@ -88,8 +89,13 @@ impl Queue {
         }
     }
 
+    /// The receiving end of the pokes, for the one worker that looks (once).
+    pub(crate) fn take_receiver(&self) -> Option<mpsc::UnboundedReceiver<String>> {
+        self.rx.lock().ok().and_then(|mut rx| rx.take())
+    }
+
     /// A look at the repo ended: true when it was poked meanwhile and must look again.
-    fn done(&self, repo_id: &str) -> bool {
+    pub(crate) fn done(&self, repo_id: &str) -> bool {
         let Ok(mut busy) = self.busy.lock() else {
             return false;
         };
@@ -109,8 +115,7 @@ impl Queue {
 /// Looks at each poked repo, and sweeps every repo with an armed branch every
 /// [`SWEEP_EVERY`]; runs as long as the server.
 pub async fn run(state: AppState) {
-    let taken = state.auto_merge.rx.lock().ok().and_then(|mut rx| rx.take());
-    let Some(mut rx) = taken else {
+    let Some(mut rx) = state.auto_merge.take_receiver() else {
         return;
     };
     tokio::spawn(sweep_forever(state.clone()));

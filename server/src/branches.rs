@@ -2,7 +2,7 @@
 //! stored rows in their REST shape with their checks.
 
 use svc_protocol::ErrorCode;
-use svc_protocol::branch::{Branch, Checks, Mergeable};
+use svc_protocol::branch::{Branch, Checks, Mergeable, QueueEntry};
 
 use crate::authz::Access;
 use crate::checks::checks_of;
@@ -58,22 +58,23 @@ pub async fn open(
 
 /// The REST shape of stored rows, with their checks.
 pub async fn views(
-    h: H<'_>,
+    mut h: H<'_>,
     state: &AppState,
     access: &Access,
     repo: &RepoRow,
     rows: &[BranchRow],
 ) -> ApiResult<Vec<Branch>> {
+    let mut queued = crate::merge_queue::by_branch(h.reborrow(), repo).await?;
     let shas: Vec<String> = rows.iter().map(|b| b.head.clone()).collect();
     let checks = checks_of(h, state, access, repo, &shas).await?;
     Ok(rows
         .iter()
         .zip(checks)
-        .map(|(b, c)| view(repo, b, c))
+        .map(|(b, c)| view(repo, b, c, queued.remove(&b.name)))
         .collect())
 }
 
-fn view(repo: &RepoRow, b: &BranchRow, checks: Checks) -> Branch {
+fn view(repo: &RepoRow, b: &BranchRow, checks: Checks, queue: Option<QueueEntry>) -> Branch {
     let stale = b.state == "open" && !facts::fresh(b, repo.default_head.as_deref());
     let computed = b.facts.mergeable.as_deref().and_then(Mergeable::parse);
     let f = &b.facts;
@@ -110,5 +111,6 @@ fn view(repo: &RepoRow, b: &BranchRow, checks: Checks) -> Branch {
         facts_main: f.facts_main.clone(),
         checks,
         auto_merge: crate::auto_merge::view(&b.auto_merge),
+        queue,
     }
 }

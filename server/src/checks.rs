@@ -48,6 +48,9 @@ pub struct Config {
 pub struct RepoConfig {
     #[serde(default)]
     pub required_checks: Vec<String>,
+    /// Merges join the repo's merge queue instead of landing at once (`merge_queue`).
+    #[serde(default)]
+    pub merge_queue: bool,
 }
 
 /// What one version of the file says, by repo path.
@@ -84,15 +87,19 @@ pub async fn required(
     repo: &RepoRow,
     plain: bool,
 ) -> Result<Required, store::Error> {
-    let holder = if plain {
-        Some(repo.clone())
-    } else {
-        repos::all(h, &repo.monorepo_id)
-            .await?
-            .into_iter()
-            .find(|r| r.is_meta)
-    };
+    let holder = holder(h, repo, plain).await?;
     Ok(required_from(cache, data_dir, repo, holder.as_ref()).await)
+}
+
+/// The repo holding the file for `repo`: itself when `plain`, else the meta layer.
+async fn holder(h: H<'_>, repo: &RepoRow, plain: bool) -> Result<Option<RepoRow>, store::Error> {
+    if plain {
+        return Ok(Some(repo.clone()));
+    }
+    Ok(repos::all(h, &repo.monorepo_id)
+        .await?
+        .into_iter()
+        .find(|r| r.is_meta))
 }
 
 /// The required checks of `repo` as `holder` (the repo holding the file: the meta layer,
@@ -103,23 +110,7 @@ pub async fn required_from(
     repo: &RepoRow,
     holder: Option<&RepoRow>,
 ) -> Required {
-    let Some((holder, head)) = holder.and_then(|r| r.default_head.clone().map(|h| (r, h))) else {
-        return Required::Known(Vec::new());
-    };
-    let key = (holder.id.clone(), head.clone());
-    let parsed = match cache.get(&key) {
-        Some(p) => p,
-        None => {
-            let dir = storage::repo_dir(data_dir, &holder.id);
-            let parsed = tokio::task::spawn_blocking(move || read_config(&dir, &head))
-                .await
-                .map_err(|e| format!("reading {CONFIG_PATH}: {e}"))
-                .and_then(|r| r);
-            cache.put(key, parsed.clone());
-            parsed
-        }
-    };
-    match parsed {
+    match parsed_from(cache, data_dir, holder).await {
         Ok(config) => Required::Known(
             config
                 .repos
@@ -129,6 +120,43 @@ pub async fn required_from(
         ),
         Err(reason) => Required::Unknown(reason),
     }
+}
+
+/// The file as `holder` has it on its main (no holder or no main: an empty one).
+async fn parsed_from(cache: &ConfigCache, data_dir: &Path, holder: Option<&RepoRow>) -> Parsed {
+    let Some((holder, head)) = holder.and_then(|r| r.default_head.clone().map(|h| (r, h))) else {
+        return Ok(Arc::default());
+    };
+    let key = (holder.id.clone(), head.clone());
+    if let Some(p) = cache.get(&key) {
+        return p;
+    }
+    let dir = storage::repo_dir(data_dir, &holder.id);
+    let parsed = tokio::task::spawn_blocking(move || read_config(&dir, &head))
+        .await
+        .map_err(|e| format!("reading {CONFIG_PATH}: {e}"))
+        .and_then(|r| r);
+    cache.put(key, parsed.clone());
+    parsed
+}
+
+/// Whether merges into `repo` of `monorepo` join its merge queue: `merge_queue = true`
+/// in its table. A file that cannot be read says no (a merge then answers its gate's
+/// `checks_unknown`).
+pub async fn merge_queue_on(
+    h: H<'_>,
+    state: &AppState,
+    monorepo: &MonorepoRow,
+    repo: &RepoRow,
+) -> Result<bool, store::Error> {
+    let holder = holder(h, repo, monorepo.kind == "repo").await?;
+    let parsed = parsed_from(
+        &state.checks_config,
+        &state.config.data_dir,
+        holder.as_ref(),
+    )
+    .await;
+    Ok(parsed.is_ok_and(|c| c.repos.get(&repo.path).is_some_and(|r| r.merge_queue)))
 }
 
 /// Reads and parses the file at `head`; no file is an empty configuration.

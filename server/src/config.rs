@@ -77,6 +77,8 @@ struct FileConfig {
     git: GitSettings,
     #[serde(default)]
     facts: FactsSettings,
+    #[serde(default)]
+    merge_queue: MergeQueueSettings,
 }
 
 /// `[git]`: the git door.
@@ -111,6 +113,23 @@ impl Default for FactsSettings {
     fn default() -> Self {
         Self {
             list_budget_ms: 100,
+        }
+    }
+}
+
+/// `[merge_queue]`: the repos' merge queues.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MergeQueueSettings {
+    /// Seconds an entry may wait in a queue before it leaves with `timeout`: no queue
+    /// stays stuck on a build that never reports.
+    pub timeout_secs: u64,
+}
+
+impl Default for MergeQueueSettings {
+    fn default() -> Self {
+        Self {
+            timeout_secs: 60 * 60,
         }
     }
 }
@@ -257,6 +276,8 @@ pub struct Config {
     pub git: GitSettings,
     /// How much time a branch list gives stale facts.
     pub facts: FactsSettings,
+    /// How long a merge queue entry may wait.
+    pub merge_queue: MergeQueueSettings,
 }
 
 impl Config {
@@ -310,6 +331,7 @@ impl Config {
             smtp: file.smtp,
             git: file.git,
             facts: file.facts,
+            merge_queue: file.merge_queue,
         }
         .checked()
     }
@@ -337,6 +359,7 @@ impl Config {
             smtp: None,
             git: GitSettings::default(),
             facts: FactsSettings::default(),
+            merge_queue: MergeQueueSettings::default(),
         }
     }
 

@@ -27,6 +27,7 @@ pub mod issues;
 pub mod live;
 pub mod login_rule;
 pub mod maintenance;
+pub mod merge_queue;
 pub mod merging;
 pub mod middleware;
 pub mod names;

@@ -97,11 +97,12 @@ fn branch_slashes(mut req: Request<Body>) -> Request<Body> {
 /// `.../branches/a%2Fb/diff`) before routing, so both spellings reach the same route. A
 /// last segment naming a sub-resource is taken as that sub-resource.
 fn encode_branch_slashes(uri: &Uri) -> Option<Uri> {
-    const SUB: [&str; 6] = [
+    const SUB: [&str; 7] = [
         "commits",
         "diff",
         "merge",
         "auto-merge",
+        "queue",
         "reviews",
         "review-agent",
     ];

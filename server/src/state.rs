@@ -30,6 +30,8 @@ pub struct AppState {
     pub facts: Arc<crate::facts::Worker>,
     /// The repos whose armed branches are to be looked at (auto-merge).
     pub auto_merge: Arc<crate::auto_merge::Queue>,
+    /// The repos whose merge queue is to move on (`merge_queue`).
+    pub merge_queue: Arc<crate::auto_merge::Queue>,
     /// Parsed `.svc/svc.toml` files, by (repo, commit).
     pub checks_config: Arc<crate::checks::ConfigCache>,
     /// Finished streamed diffs, replayed by (main, head).
@@ -103,6 +105,7 @@ impl AppState {
             store,
             facts,
             auto_merge,
+            merge_queue: Arc::default(),
             checks_config: Arc::default(),
             merge_locks,
             maintenance,

@@ -28,7 +28,7 @@ use svc_protocol::user::UserWithCredential;
 use svc_server::agents::settings::AgentsSettings;
 use svc_server::config::{
     BuildkiteSettings, Config, FactsSettings, GitSettings, HooksSettings, LoginSettings,
-    OidcSettings, SignupSettings, SmtpSettings,
+    MergeQueueSettings, OidcSettings, SignupSettings, SmtpSettings,
 };
 use svc_server::connections::ConnectionSettings;
 use svc_server::rate_limit::RateLimitSettings;
@@ -77,6 +77,7 @@ pub struct TestAppBuilder {
     smtp: Option<SmtpSettings>,
     git: GitSettings,
     facts: FactsSettings,
+    merge_queue: MergeQueueSettings,
     process: bool,
 }
 
@@ -116,6 +117,12 @@ impl TestAppBuilder {
     /// `[facts]` settings.
     pub fn facts(mut self, facts: FactsSettings) -> Self {
         self.facts = facts;
+        self
+    }
+
+    /// `[merge_queue]` settings (how long an entry may wait).
+    pub fn merge_queue(mut self, merge_queue: MergeQueueSettings) -> Self {
+        self.merge_queue = merge_queue;
         self
     }
 
@@ -209,6 +216,7 @@ impl TestAppBuilder {
         config.smtp = self.smtp;
         config.git = self.git;
         config.facts = self.facts;
+        config.merge_queue = self.merge_queue;
         config.status_secret = Some(STATUS_SECRET.to_owned());
         let (running, settings_file) = if self.process {
             drop(listener);
@@ -296,6 +304,7 @@ impl TestApp {
             smtp: None,
             git: GitSettings::default(),
             facts: FactsSettings::default(),
+            merge_queue: MergeQueueSettings::default(),
         }
     }
 

@@ -43,6 +43,7 @@ pub(crate) fn write_settings(dir: &Path, config: &Config, agents: &str) -> PathB
         "signup": { "open": config.signup.open },
         "git": { "max_push_bytes": config.git.max_push_bytes },
         "facts": { "list_budget_ms": config.facts.list_budget_ms },
+        "merge_queue": { "timeout_secs": config.merge_queue.timeout_secs },
         "connections": {
             "header_timeout_secs": connections.header_timeout_secs,
             "body_idle_secs": connections.body_idle_secs,

@@ -16,7 +16,8 @@ use crate::target::{self, MonorepoArgs};
 ///   branches   branches, branch, branch_diff, branch_commits, create_branch,
 ///              update_branch, write_files (one commit, no checkout),
 ///              merge_branch (through the gate), auto_merge_branch (once green),
-///              view_change, merge_change (one branch name in every repo, all or none)
+///              view_change, merge_change (one branch name in every repo, all or none),
+///              list_queue (a repo's merge queue)
 ///   reviews    reviews, review_branch (comment or request_changes; never approve)
 ///   checks     checks, ci_builds, ci_build, ci_annotations, ci_job_log,
 ///              rebuild_ci_build, retry_ci_job

@@ -25,6 +25,7 @@ pub mod member;
 pub mod meta;
 pub mod monorepo;
 pub mod org;
+pub mod queue;
 pub mod release;
 pub mod repo;
 pub mod review;
@@ -94,6 +95,8 @@ pub enum Command {
     Branch(branch::Command),
     #[command(subcommand)]
     Change(change::Command),
+    #[command(subcommand)]
+    Queue(queue::Command),
     Review(review::Args),
     Status(status::Args),
     Checks(checks::Args),
@@ -139,6 +142,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Clone(args) => clone::run(g, &args),
         Command::Branch(cmd) => branch::run(g, cmd),
         Command::Change(cmd) => change::run(g, cmd),
+        Command::Queue(cmd) => queue::run(g, cmd),
         Command::Review(args) => review::run(g, &args),
         Command::Status(args) => status::run(g, &args),
         Command::Checks(args) => checks::run(g, &args),

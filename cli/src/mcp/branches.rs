@@ -10,7 +10,7 @@ use serde::Deserialize;
 use serde_json::json;
 use svc_protocol::branch::{
     self, AutoMerge, BranchCommits, BranchDiff, ChangeMerge, CommitFiles, ContentEncoding,
-    CreateBranch, MergeResult, UpdateBranch,
+    CreateBranch, MergeResult, QueueEntry, UpdateBranch,
 };
 
 use super::{Server, pretty, query, render};
@@ -27,6 +27,12 @@ pub struct BranchesArgs {
     /// Comma-separated states among `open`, `merged` and `deleted`; `open,merged` by default.
     #[serde(default)]
     pub state: Option<String>,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct RepoArgs {
+    /// The repo: its name or its path in the monorepo; the repos tool lists them.
+    pub repo: String,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -354,7 +360,7 @@ impl Server {
     }
 
     #[tool(
-        description = "Merge a branch into main through the gate: refused while it conflicts or its required checks are not green (the answer says which). Never forces. Answers the merge commit.",
+        description = "Merge a branch into main through the gate: refused while it conflicts or its required checks are not green (the answer says which). Never forces. Answers the merge commit, or the branch's merge queue entry when the repo has a merge queue.",
         annotations(
             read_only_hint = false,
             destructive_hint = false,
@@ -369,7 +375,21 @@ impl Server {
         self.call(move |c| {
             let b = c.b(&a.repo, &a.branch)?;
             let request = c.session.request(Method::POST, &format!("{b}/merge"))?;
-            let merged: MergeResult = c.session.call(request)?;
+            let answer: serde_json::Value = c.session.call(request)?;
+            if answer.get("sha").is_none() {
+                // The repo has a merge queue: the branch joined it (202, its entry).
+                let entry: QueueEntry = serde_json::from_value(answer)
+                    .map_err(|e| CommandError::internal(format!("a garbled queue entry: {e}")))?;
+                return Ok(format!(
+                    "{} of {} joined the merge queue at position {}: it lands once its tested commit's checks pass (list_queue).\n{}",
+                    entry.branch,
+                    entry.repo,
+                    entry.position.unwrap_or_default(),
+                    pretty(&json!(entry))
+                ));
+            }
+            let merged: MergeResult = serde_json::from_value(answer)
+                .map_err(|e| CommandError::internal(format!("a garbled merge: {e}")))?;
             Ok(format!(
                 "Merged {} of {} into main as {}.\n{}",
                 merged.branch,
@@ -380,6 +400,23 @@ impl Server {
         })
         .await
     }
+    #[tool(
+        description = "List a repo's merge queue as JSON: the entries in it, front first (position, state, the speculative merge commit under test), then the latest out of it (landed, or left with a reason).",
+        annotations(
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    async fn list_queue(
+        &self,
+        Parameters(a): Parameters<RepoArgs>,
+    ) -> std::result::Result<CallToolResult, ErrorData> {
+        self.call(move |c| Ok(pretty(&c.get_json(&format!("{}/queue", c.r(&a.repo)?))?)))
+            .await
+    }
+
     #[tool(
         description = "Arm a branch to merge itself into main through the gate, as you, within seconds of its required checks passing (so you need not poll), or disarm it with `disable: true`. A push by someone else, or a refused merge (conflicts, unreadable checks), disarms it; the branch's `auto_merge.disabled` event says why. Answers the arming.",
         annotations(

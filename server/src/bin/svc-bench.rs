@@ -37,6 +37,9 @@
 //!   branches stale;
 //! - `svc-bench change-merge [--database-url URL]`: mergeChange landing one branch name
 //!   in 5 repos at once, against one mergeBranch in the same run;
+//! - `svc-bench merge-queue [--database-url URL]`: 20 green branches queued at once in a
+//!   repo with a merge queue and a 2 s stand-in CI build per `merge_group`, until all
+//!   landed, against the same 20 built and merged one after another in the same run;
 //! - `svc-bench branch-diff`: the streamed branch diff over HTTP of the same change as
 //!   `diff-engine`, computed and replayed, and the JSON form, against `git diff
 //!   --patience main...topic` in a clone;
@@ -75,8 +78,8 @@ use clap::{Parser, Subcommand};
 
 use svc_bench::{
     agent_start, agents, artifacts, auth, branch_diff, branches, change_merge, ci_webhooks, daemon,
-    diff_engine, door, door_fixed, events, far_merge, hooks, issues, last_commits, org_access,
-    real_repo, releases, soak, web,
+    diff_engine, door, door_fixed, events, far_merge, hooks, issues, last_commits, merge_queue,
+    org_access, real_repo, releases, soak, web,
 };
 
 #[derive(Parser)]
@@ -264,6 +267,21 @@ enum Command {
         /// Timed rounds of each (after a warm-up; p50 and p99 are reported)
         #[arg(long, default_value_t = 30)]
         runs: usize,
+        /// The store (default: SQLite in a temp dir); give a fresh database
+        #[arg(long)]
+        database_url: Option<String>,
+        /// Keep the working directory (in the temp dir) afterwards
+        #[arg(long)]
+        keep: bool,
+    },
+    /// 20 green branches through a merge queue against 20 builds one after another
+    MergeQueue {
+        /// Branches queued at once
+        #[arg(long, default_value_t = 20)]
+        branches: usize,
+        /// Seconds the stand-in CI takes per build
+        #[arg(long, default_value_t = 2.0)]
+        build_secs: f64,
         /// The store (default: SQLite in a temp dir); give a fresh database
         #[arg(long)]
         database_url: Option<String>,
@@ -533,6 +551,20 @@ async fn main() -> anyhow::Result<()> {
             change_merge::bench(change_merge::Options {
                 repos,
                 runs,
+                database_url,
+                keep,
+            })
+            .await
+        }
+        Command::MergeQueue {
+            branches,
+            build_secs,
+            database_url,
+            keep,
+        } => {
+            merge_queue::bench(merge_queue::Options {
+                branches,
+                build_secs,
                 database_url,
                 keep,
             })

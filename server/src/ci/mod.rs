@@ -238,6 +238,7 @@ pub async fn apply(
     if moved && let Some(repo) = &repo {
         // The build's check changed: an armed branch may merge now.
         state.auto_merge.poke(&repo.id);
+        state.merge_queue.poke(&repo.id);
     }
     Ok(())
 }

@@ -258,6 +258,8 @@ async fn record_in(
         }
         merges::set_done(tx.h(), &repo.id, &m.sha).await?;
         branches::set_merged(tx.h(), &repo.id, &m).await?;
+        // A merge queue's speculative commit: its entry landed with it.
+        crate::store::queue::set_landed(tx.h(), &repo.id, &m.sha, now).await?;
         actor = Actor {
             login: Some(m.merged_by.clone()),
             agent: m.merged_agent.clone(),

@@ -25,6 +25,7 @@ fn hook_events(kind: &str, collection: &str) -> &'static [&'static str] {
         ("branch.opened", _) => &["push", "branch.opened"],
         ("push" | "branch.deleted", _) => &["push"],
         ("merged", _) => &["merged"],
+        ("merge_group", _) => &["merge_group"],
         ("tag.created" | "tag.deleted", _) => &["tag"],
         _ => &[],
     }
@@ -48,6 +49,15 @@ fn fixed_body(event: &str, repo: &RepoRow, body: &Value, seq: i64, now: i64) -> 
         out["ref"] = json!(format!("refs/tags/{name}"));
         out["tag"] = json!(name);
         out["head"] = json!(text(&body["head"]).unwrap_or_else(|| ZERO_SHA.to_owned()));
+        out["before"] = body["before"].clone();
+        return out;
+    }
+    if event == "merge_group" {
+        // A merge queue entry's speculative commit, to build and report statuses on.
+        out["ref"] = row["ref"].clone();
+        out["branch"] = row["branch"].clone();
+        out["queue_entry"] = row["id"].clone();
+        out["head"] = body["head"].clone();
         out["before"] = body["before"].clone();
         return out;
     }

@@ -171,8 +171,13 @@ pub async fn create(
         Some(_) => return Err(bad("a hook secret is 16 to 256 characters".into())),
         None => crate::token::new_secret(),
     };
-    // A CI hook builds pushes and merges; a web hook may ask for any event.
-    let allowed: &[&str] = if ci { &["push", "merged"] } else { &EVENTS };
+    // A CI hook builds pushes, merges and merge queue entries; a web hook may ask for any
+    // event.
+    let allowed: &[&str] = if ci {
+        &["push", "merged", "merge_group"]
+    } else {
+        &EVENTS
+    };
     let mut events: Vec<String> = Vec::new();
     for e in body.events.unwrap_or_else(|| vec!["push".into()]) {
         if !allowed.contains(&e.as_str()) {

@@ -33,6 +33,7 @@ pub(crate) mod monorepos;
 pub(crate) mod needs;
 pub(crate) mod orgs;
 pub(crate) mod presence;
+pub(crate) mod queue;
 pub(crate) mod releases;
 pub(crate) mod repos;
 pub(crate) mod reviews;
@@ -231,6 +232,8 @@ pub fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(changes::get))
         .routes(routes!(changes::merge))
         .routes(routes!(auto_merge::enable, auto_merge::disable))
+        .routes(routes!(queue::list))
+        .routes(routes!(queue::leave))
         .routes(routes!(reviews::list, reviews::create))
         .routes(routes!(issues::list, issues::create))
         .routes(routes!(issues::get, issues::update))

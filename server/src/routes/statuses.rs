@@ -136,6 +136,7 @@ pub async fn post(
     tx.commit().await?;
     // An armed branch at this commit may merge now.
     state.auto_merge.poke(&repo.id);
+    state.merge_queue.poke(&repo.id);
     Ok((StatusCode::CREATED, Json(status)))
 }
 

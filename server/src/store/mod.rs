@@ -26,6 +26,7 @@ pub mod monorepos;
 pub mod orgs;
 mod postgres;
 pub mod presence;
+pub mod queue;
 pub mod releases;
 pub mod repos;
 pub mod reviews;

@@ -125,6 +125,16 @@ struct MergeView {
     merged: Option<Merged>,
     /// Who armed it to merge itself, when armed.
     auto: Option<Armed>,
+    /// Its place in the repo's merge queue, when queued.
+    queued: Option<Queued>,
+}
+
+struct Queued {
+    position: i64,
+    state: String,
+    /// The speculative commit under test, once made.
+    sha: Option<String>,
+    sha_short: Option<String>,
 }
 
 struct Armed {
@@ -436,6 +446,7 @@ fn merge_view(b: &Branch, main_head: Option<&str>) -> MergeView {
                 main_head: main_head.map(str::to_owned),
             }),
             auto: None,
+            queued: None,
         };
     }
     let mut why = Vec::new();
@@ -471,6 +482,12 @@ fn merge_view(b: &Branch, main_head: Option<&str>) -> MergeView {
             agent: a.armed_agent.clone(),
             at: rfc3339(a.armed_at),
             when: human(a.armed_at),
+        }),
+        queued: b.queue.as_ref().map(|q| Queued {
+            position: q.position.unwrap_or_default(),
+            state: q.state.clone(),
+            sha_short: q.speculative_sha.as_deref().map(short),
+            sha: q.speculative_sha.clone(),
         }),
     }
 }

@@ -1367,6 +1367,12 @@ fn rows(w: &World) -> Vec<Row> {
             Write,
         )
         .prep(Prep::Branch),
+        get("/v1/monorepos/{owner}/{monorepo}/repos/{repo}/queue", Read),
+        // Not in the queue: it stays as it is.
+        delete(
+            "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/queue",
+            Write,
+        ),
         get(
             "/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/reviews",
             Read,

@@ -55,6 +55,7 @@ mod maintenance;
 mod mcp;
 mod mcp_clients;
 mod mcp_toolsets;
+mod merge_queue;
 mod merge_speed;
 mod meta_sync;
 mod monorepos;

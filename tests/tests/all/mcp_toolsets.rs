@@ -24,6 +24,7 @@ const BRANCHES: &[&str] = &[
     "branch_diff",
     "branches",
     "create_branch",
+    "list_queue",
     "merge_branch",
     "merge_change",
     "update_branch",

@@ -2,7 +2,7 @@
 
 use reqwest::Method;
 use svc_protocol::ErrorCode;
-use svc_protocol::branch::{AutoMerge, MergeResult};
+use svc_protocol::branch::{AutoMerge, MergeResult, QueueEntry};
 
 use crate::client::{self, Refusal, Session};
 use crate::commands::{Global, checks, print};
@@ -42,10 +42,22 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
         path.push_str("?force=1");
     }
     let request = target.session.request(Method::POST, &path)?;
-    let merged: MergeResult = match target.session.answer(request)? {
-        Ok(response) => response.json().map_err(|e| target.session.garbled(&e))?,
+    let response = match target.session.answer(request)? {
+        Ok(response) => response,
         Err(refusal) => return Err(explain(&name, refusal, &target.session)),
     };
+    if response.status() == reqwest::StatusCode::ACCEPTED {
+        // The repo has a merge queue: the branch joined it.
+        let entry: QueueEntry = response.json().map_err(|e| target.session.garbled(&e))?;
+        return print(global, &entry, || {
+            format!(
+                "{} joined the merge queue at position {}; it lands once its tested commit's checks pass (svc queue list)",
+                entry.branch,
+                entry.position.unwrap_or_default()
+            )
+        });
+    }
+    let merged: MergeResult = response.json().map_err(|e| target.session.garbled(&e))?;
     print(global, &merged, || {
         let mut text = format!("Merged {} into main as {}", merged.branch, merged.sha);
         if merged.forced {

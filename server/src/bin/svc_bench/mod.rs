@@ -18,6 +18,7 @@ pub mod far_merge;
 pub mod hooks;
 pub mod issues;
 pub mod last_commits;
+pub mod merge_queue;
 pub mod org_access;
 pub mod real_repo;
 pub mod releases;

@@ -111,6 +111,36 @@ impl Repo {
         .map(drop)
     }
 
+    /// Points `name` at `target` whatever it points at now, making it if need be: for
+    /// the server's own refs (`refs/svc/...`), which only it moves.
+    pub fn set_ref(&self, name: &str, target: ObjectId) -> Result<(), Error> {
+        self.edit_ref(
+            name,
+            Change::Update {
+                log: LogChange::default(),
+                expected: PreviousValue::Any,
+                new: Target::Object(target),
+            },
+            Some(target),
+        )
+        .map(drop)
+    }
+
+    /// The refs named `prefix...` that point at an object, with it.
+    pub fn refs_under(&self, prefix: &str) -> Result<Vec<(String, ObjectId)>, Error> {
+        let repo = self.0.to_thread_local();
+        let platform = repo.references().map_err(git)?;
+        let mut found = Vec::new();
+        for reference in platform.all().map_err(git)? {
+            let reference = reference.map_err(git)?;
+            let name = reference.name().as_bstr().to_string();
+            if let (true, Some(id)) = (name.starts_with(prefix), reference.target().try_id()) {
+                found.push((name, id.to_owned()));
+            }
+        }
+        Ok(found)
+    }
+
     /// Applies one edit to `name`; `target`, the new value, must be an object.
     fn edit_ref(
         &self,
