@@ -1,7 +1,8 @@
-//! `/{owner}/{monorepo}/-/issues` and `/-/issues/{number}`: the monorepo's issues (open
+//! `/{owner}/{monorepo}/issues` and `/issues/{number}`: the monorepo's issues (open
 //! and closed tabs, search, a label, pages by the API's cursor, a new-issue form) and one
-//! issue with its timeline, comment form, close and reopen, and reactions. Writes go to
-//! the JSON API from the script; the issue page refreshes itself on its own events.
+//! issue with its timeline, comment form, close and reopen, and reactions. The forms post
+//! to the page's routes without JavaScript (`issue_forms`) and to the JSON API from the
+//! script; the issue page refreshes itself on its own events.
 
 use askama::Template;
 use axum::extract::State;
@@ -151,7 +152,7 @@ fn chip(base: &str, name: &str, known: &[Label]) -> Chip {
             .iter()
             .find(|l| l.name == name)
             .map_or("gray", |l| l.color.as_str()),
-        href: format!("{base}/-/issues?state=all&labels={}", q(name)),
+        href: format!("{base}/issues?state=all&labels={}", q(name)),
     }
 }
 
@@ -226,7 +227,7 @@ struct IssuesPage {
 }
 
 fn list_href(base: &str, state: &str, text: &str, label: &str, cursor: Option<&str>) -> String {
-    let mut href = format!("{base}/-/issues?state={state}");
+    let mut href = format!("{base}/issues?state={state}");
     if !text.is_empty() {
         href.push_str(&format!("&q={}", q(text)));
     }
@@ -298,7 +299,7 @@ async fn build_list(
         number: r.number,
         title: r.title.clone(),
         state: r.state.as_str(),
-        href: format!("{base}/-/issues/{}", r.number),
+        href: format!("{base}/issues/{}", r.number),
         labels: r.labels.iter().map(|l| chip(&base, l, &known)).collect(),
         author: r.author.clone(),
         assignees: r.assignees.join(", "),
@@ -394,6 +395,8 @@ struct IssuePage {
     monorepo: String,
     /// The issue's path in the API.
     api: String,
+    /// This page, where its forms post without JavaScript.
+    page: String,
     issue: Issue,
     state: &'static str,
     /// Why it was closed, in words.
@@ -562,7 +565,7 @@ async fn build_issue(
             monorepo: access.monorepo.name.clone(),
         },
         None,
-        format!("/{label_of}/-/issues/{number}/agent"),
+        format!("/{label_of}/issues/{number}/agent"),
         |s| s.issue == Some(number),
     )
     .await?;
@@ -644,7 +647,7 @@ async fn build_issue(
             items.push(item);
         }
     }
-    let here = format!("{base}/-/issues/{}", issue.row.number);
+    let here = format!("{base}/issues/{}", issue.row.number);
     let shown = items.len() as i64;
     let (partial, start, later, newest) = match after {
         None => {
@@ -716,6 +719,7 @@ async fn build_issue(
         monorepo: label_of,
         base,
         api,
+        page: here,
         issue,
     })
 }
