@@ -87,7 +87,10 @@ async fn the_branches_page_lists_open_and_merged_branches_with_their_facts() {
         "{html}"
     );
     let (_, html) = w.page(&cookie, "/ann/mono").await;
-    assert!(html.contains(r#"href="/ann/mono/-/app/branches">branches</a>"#), "{html}");
+    assert!(
+        html.contains(r#"<a href="/ann/mono/-/app/branches">app</a>"#),
+        "{html}"
+    );
 
     // Outsiders get the 404 page, for the list and its forms.
     let bob = w.app.sign_in("bob", PASSWORD).await;
