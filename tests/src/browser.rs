@@ -234,7 +234,10 @@ impl fantoccini::wd::WebDriverCompatibleCommand for AddHostCookie {
         base_url: &url::Url,
         session_id: Option<&str>,
     ) -> Result<url::Url, url::ParseError> {
-        base_url.join(&format!("session/{}/cookie", session_id.unwrap_or_default()))
+        base_url.join(&format!(
+            "session/{}/cookie",
+            session_id.unwrap_or_default()
+        ))
     }
 
     fn method_and_body(&self, _: &url::Url) -> (reqwest::Method, Option<String>) {

@@ -78,7 +78,13 @@ async fn arm(
 ) -> Response {
     let to = back(&at);
     forms::post(&state, &viewer, &headers, &to, async {
-        auto_merge::enable(State(state.clone()), viewer.0.clone(), Agent(None), Path(at)).await?;
+        auto_merge::enable(
+            State(state.clone()),
+            viewer.0.clone(),
+            Agent(None),
+            Path(at),
+        )
+        .await?;
         Ok(())
     })
     .await
@@ -93,8 +99,13 @@ async fn disarm(
 ) -> Response {
     let to = back(&at);
     forms::post(&state, &viewer, &headers, &to, async {
-        auto_merge::disable(State(state.clone()), viewer.0.clone(), Agent(None), Path(at))
-            .await?;
+        auto_merge::disable(
+            State(state.clone()),
+            viewer.0.clone(),
+            Agent(None),
+            Path(at),
+        )
+        .await?;
         Ok(())
     })
     .await

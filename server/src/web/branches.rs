@@ -160,14 +160,21 @@ fn row(label: &str, b: &Branch) -> Row {
         ),
         Mergeable::Pending => ("pending", "being checked".to_owned()),
     };
-    let at = b.merged_at.filter(|_| b.state == "merged").unwrap_or(b.pushed_at);
+    let at = b
+        .merged_at
+        .filter(|_| b.state == "merged")
+        .unwrap_or(b.pushed_at);
     Row {
         name: b.name.clone(),
         delete: format!("{href}/delete"),
         href,
         title: b.title.clone().filter(|t| !t.trim().is_empty()),
         author: b.author.clone().unwrap_or_else(|| "someone".into()),
-        state: if b.state == "merged" { "merged" } else { "open" },
+        state: if b.state == "merged" {
+            "merged"
+        } else {
+            "open"
+        },
         ahead: b.ahead,
         behind: b.behind,
         mergeable,
@@ -183,12 +190,7 @@ fn row(label: &str, b: &Branch) -> Row {
 
 /// The branches page of repo `repo` of monorepo `owner/monorepo`, from the root.
 fn back(owner: &str, monorepo: &str, repo: &str) -> String {
-    format!(
-        "/{}/{}/-/{}/branches",
-        seg(owner),
-        seg(monorepo),
-        seg(repo)
-    )
+    format!("/{}/{}/-/{}/branches", seg(owner), seg(monorepo), seg(repo))
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -239,7 +241,13 @@ async fn delete(
 ) -> Response {
     let to = back(&at.owner, &at.monorepo, &at.repo);
     forms::post(&state, &viewer, &headers, &to, async {
-        api::delete(State(state.clone()), viewer.0.clone(), Agent(None), Path(at)).await?;
+        api::delete(
+            State(state.clone()),
+            viewer.0.clone(),
+            Agent(None),
+            Path(at),
+        )
+        .await?;
         Ok(())
     })
     .await

@@ -90,9 +90,8 @@ pub async fn clear_flash(request: Request, next: Next) -> Response {
     let path = request.uri().path().to_owned();
     let mut response = next.run(request).await;
     if shown && response.status() == StatusCode::OK {
-        let cookie = format!(
-            "{FLASH_COOKIE}=; Path={path}; Secure; HttpOnly; SameSite=Strict; Max-Age=0"
-        );
+        let cookie =
+            format!("{FLASH_COOKIE}=; Path={path}; Secure; HttpOnly; SameSite=Strict; Max-Age=0");
         if let Ok(v) = HeaderValue::from_str(&cookie) {
             response.headers_mut().append(header::SET_COOKIE, v);
         }
@@ -112,10 +111,7 @@ mod tests {
         let value = set.split(';').next().unwrap();
         let mut headers = HeaderMap::new();
         headers.insert(header::COOKIE, HeaderValue::from_str(value).unwrap());
-        assert_eq!(
-            super::flash(&headers).as_deref(),
-            Some("no; <b>“that”</b>")
-        );
+        assert_eq!(super::flash(&headers).as_deref(), Some("no; <b>“that”</b>"));
         assert_eq!(r.status(), axum::http::StatusCode::SEE_OTHER);
     }
 }

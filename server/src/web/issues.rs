@@ -40,6 +40,9 @@ const ITEM_COST: usize = 800;
 const COMMENT_MAX: usize = 16_000;
 /// The start of a long text that is shown, in characters.
 const EXCERPT: usize = 3_000;
+/// A description or comment up to this many bytes is edited on the page (its text goes
+/// in the form); a longer one with the CLI or the API.
+const EDITABLE: usize = 16_000;
 
 // ---------------------------------------------------------------------------------------
 // Shared bits
@@ -384,6 +387,10 @@ pub struct CommentView {
     pub reactions: Vec<ReactionButton>,
     /// The comment's reactions path in the API.
     pub react: String,
+    /// Its Markdown, for the edit form: the person's own comment, when short enough.
+    pub source: Option<String>,
+    /// The person may delete it (its author, or an owner).
+    pub deletable: bool,
 }
 
 #[derive(Template)]
@@ -397,6 +404,11 @@ struct IssuePage {
     api: String,
     /// This page, where its forms post without JavaScript.
     page: String,
+    /// The description is short enough to edit on the page.
+    editable: bool,
+    /// The labels and assignees as the edit form shows them (comma-separated).
+    label_list: String,
+    assignee_list: String,
     issue: Issue,
     state: &'static str,
     /// Why it was closed, in words.
@@ -591,6 +603,11 @@ async fn build_issue(
             let text = view.body.clone().unwrap_or_default();
             let (html, truncated) = markdown_capped(&text, COMMENT_MAX);
             cost += html.len();
+            let mine = view.actor == caller.login;
+            let source = (mine && text.len() <= EDITABLE).then(|| {
+                cost += text.len();
+                text.clone()
+            });
             CommentView {
                 id: cid,
                 html,
@@ -601,6 +618,8 @@ async fn build_issue(
                     .is_some_and(|u| u > view.created_at + time::Duration::seconds(1)),
                 reactions: reaction_buttons(view.reactions.as_deref().unwrap_or_default(), false),
                 react: format!("{api}/comments/{cid}/reactions"),
+                source,
+                deletable: mine || access.role == svc_protocol::monorepo::Role::Owner,
             }
         });
         let (text, link) = if comment.is_some() {
@@ -720,6 +739,9 @@ async fn build_issue(
         base,
         api,
         page: here,
+        editable: issue.body.len() <= EDITABLE,
+        label_list: issue.row.labels.join(", "),
+        assignee_list: issue.row.assignees.join(", "),
         issue,
     })
 }

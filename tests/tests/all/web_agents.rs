@@ -408,10 +408,7 @@ async fn forms_launch_and_carry_on_sessions_for_those_the_api_allows() {
     let s = w.settled(&chat).await;
     assert_eq!(s["kind"], "chat", "{s}");
     let (_, html) = w.page(&ann, "/ann/mono/chats").await;
-    assert!(
-        html.contains(&format!("/ann/mono/agents/{chat}")),
-        "{html}"
-    );
+    assert!(html.contains(&format!("/ann/mono/agents/{chat}")), "{html}");
     assert!(html.contains("Where is the retry logic?"), "{html}");
     let (_, html) = w.page(&bob, "/ann/mono/chats").await;
     assert!(!html.contains(&chat), "{html}");

@@ -45,12 +45,8 @@ async fn the_branches_page_lists_open_and_merged_branches_with_their_facts() {
     )
     .await;
     // Fresh facts, so the row has them.
-    w.api(
-        Method::GET,
-        "/repos/app/branches/feat%2Fopen?fresh=1",
-        None,
-    )
-    .await;
+    w.api(Method::GET, "/repos/app/branches/feat%2Fopen?fresh=1", None)
+        .await;
     let cookie = w.app.sign_in("ann", PASSWORD).await;
 
     let (status, html) = w.page(&cookie, PAGE).await;
@@ -68,7 +64,10 @@ async fn the_branches_page_lists_open_and_merged_branches_with_their_facts() {
     assert!(list.contains("1 ahead, 2 behind"), "{list}");
     assert!(list.contains("merges cleanly"), "{list}");
     assert!(list.contains("auto-merge armed by ann"), "{list}");
-    assert!(list.contains(r#"checks <span class="badge missing">missing"#), "{list}");
+    assert!(
+        list.contains(r#"checks <span class="badge missing">missing"#),
+        "{list}"
+    );
     assert!(
         list.contains(r#"action="/ann/mono/-/app/branches/feat%2Fopen/delete""#),
         "{list}"
@@ -148,12 +147,7 @@ async fn branches_are_created_and_deleted_from_the_page() {
 
     // Deleted: back to the list, and it is gone from it.
     let r = w
-        .post_form(
-            &cookie,
-            &origin,
-            &format!("{PAGE}/fix%2Fone/delete"),
-            &[],
-        )
+        .post_form(&cookie, &origin, &format!("{PAGE}/fix%2Fone/delete"), &[])
         .await;
     assert_eq!(r.status(), StatusCode::SEE_OTHER);
     assert_eq!(location(&r), PAGE);

@@ -61,7 +61,10 @@ impl World {
         self.git.commit(
             &meta,
             "config",
-            &[(".svc/svc.toml", b"[repos.\"app\"]\nrequired_checks = [\"ci\"]\n")],
+            &[(
+                ".svc/svc.toml",
+                b"[repos.\"app\"]\nrequired_checks = [\"ci\"]\n",
+            )],
         );
         self.git.ok(&meta, &["push", "-q", "origin", "main"]);
     }
@@ -136,14 +139,14 @@ async fn a_repo_named_like_a_monorepo_page_has_its_pages_and_the_pages_theirs() 
         .to_owned();
     // Pushed through its clone address, cloned again without `.git` (the door's other
     // address, beside the issue pages' `/issues/{number}`).
-    w.git.ok(w.git.home.path(), &["clone", "-q", &url, "tracker"]);
+    w.git
+        .ok(w.git.home.path(), &["clone", "-q", &url, "tracker"]);
     let tracker = w.git.path("tracker");
     w.git
         .commit(&tracker, "Tracker", &[("TRACKER.md", b"the tracker\n")]);
     w.git.ok(&tracker, &["push", "-q", "origin", "HEAD:main"]);
     let bare = url.strip_suffix(".git").unwrap();
-    w.git
-        .ok(w.git.home.path(), &["clone", "-q", bare, "again"]);
+    w.git.ok(w.git.home.path(), &["clone", "-q", bare, "again"]);
     assert!(w.git.path("again").join("TRACKER.md").exists());
     w.api(
         Method::POST,
@@ -269,7 +272,12 @@ async fn the_issue_forms_post_to_the_page_check_the_origin_and_go_back() {
 
     // The API's refusal travels the same way (a blank comment).
     let r = w
-        .post_form(&cookie, &origin, &format!("{page}/comments"), &[("body", " ")])
+        .post_form(
+            &cookie,
+            &origin,
+            &format!("{page}/comments"),
+            &[("body", " ")],
+        )
         .await;
     assert_eq!(r.status(), StatusCode::SEE_OTHER);
     assert!(flash_of(&r).len() > "svc_flash=".len());
@@ -290,15 +298,25 @@ async fn the_issue_forms_post_to_the_page_check_the_origin_and_go_back() {
         (Some("closed"), Some("not_planned")),
         "{issue}"
     );
-    w.post_form(&cookie, &origin, &format!("{page}/state"), &[("state", "open")])
-        .await;
+    w.post_form(
+        &cookie,
+        &origin,
+        &format!("{page}/state"),
+        &[("state", "open")],
+    )
+    .await;
     let issue = w.api(Method::GET, "/issues/1", None).await;
     assert_eq!(issue["state"], "open", "{issue}");
 
     // An outsider gets the 404 page and writes nothing.
     let bob = w.app.sign_in("bob", PASSWORD).await;
     let r = w
-        .post_form(&bob, &origin, &format!("{page}/comments"), &[("body", "hi")])
+        .post_form(
+            &bob,
+            &origin,
+            &format!("{page}/comments"),
+            &[("body", "hi")],
+        )
         .await;
     assert_eq!(r.status(), StatusCode::NOT_FOUND);
     let issue = w.api(Method::GET, "/issues/1", None).await;
@@ -420,4 +438,124 @@ async fn with_javascript_off_a_person_comments_on_and_closes_an_issue() {
         "{issue}"
     );
     browser.close().await;
+}
+
+#[tokio::test]
+async fn the_issue_page_edits_its_text_labels_assignees_and_comments_without_scripts() {
+    let w = World::new().await;
+    w.api(Method::PUT, "/members/bob", Some(json!({"role": "member"})))
+        .await;
+    w.api(
+        Method::POST,
+        "/issues",
+        Some(json!({"title": "Old title", "body": "Old body", "labels": ["bug"]})),
+    )
+    .await;
+    let id = w
+        .api(
+            Method::POST,
+            "/issues/1/comments",
+            Some(json!({"body": "ann's <b>own</b> words"})),
+        )
+        .await["id"]
+        .as_i64()
+        .unwrap();
+    let cookie = w.app.sign_in("ann", PASSWORD).await;
+    let origin = w.app.origin().to_owned();
+    let page = "/ann/mono/issues/1";
+
+    // The page holds the forms, the texts escaped in them.
+    let (_, html) = w.page(&cookie, page).await;
+    assert!(
+        html.contains(r#"<input id="edit-title" name="title" value="Old title""#),
+        "{html}"
+    );
+    assert!(
+        html.contains("ann&#39;s &#60;b&#62;own&#60;/b&#62; words</textarea>"),
+        "{html}"
+    );
+    assert!(html.contains(r#"value="bug""#), "{html}");
+
+    let issue = w.api(Method::GET, "/issues/1", None).await;
+    let version = issue["body_version"].to_string();
+    let r = w
+        .post_form(
+            &cookie,
+            &origin,
+            &format!("{page}/edit"),
+            &[
+                ("title", "New title"),
+                ("body", "New *body*"),
+                ("base_version", &version),
+            ],
+        )
+        .await;
+    assert_eq!(r.status(), StatusCode::SEE_OTHER);
+    assert_eq!(location(&r), page);
+    // The same form again, on the version it showed: the description moved since.
+    let r = w
+        .post_form(
+            &cookie,
+            &origin,
+            &format!("{page}/edit"),
+            &[
+                ("title", "New title"),
+                ("body", "Another body"),
+                ("base_version", &version),
+            ],
+        )
+        .await;
+    flash_of(&r);
+    let r = w
+        .post_form(
+            &cookie,
+            &origin,
+            &format!("{page}/labels"),
+            &[("labels", "documentation, question"), ("assignees", "bob")],
+        )
+        .await;
+    assert_eq!(r.status(), StatusCode::SEE_OTHER);
+    assert!(!format!("{:?}", r.headers()).contains("svc_flash"), "{r:?}");
+    let issue = w.api(Method::GET, "/issues/1", None).await;
+    assert_eq!(issue["title"], "New title", "{issue}");
+    assert_eq!(issue["body"], "New *body*", "{issue}");
+    assert_eq!(
+        issue["labels"],
+        json!(["documentation", "question"]),
+        "{issue}"
+    );
+    assert_eq!(issue["assignees"], json!(["bob"]), "{issue}");
+
+    // The comment: edited by its author, then deleted.
+    let r = w
+        .post_form(
+            &cookie,
+            &origin,
+            &format!("{page}/comments/{id}/edit"),
+            &[("body", "Better words")],
+        )
+        .await;
+    assert_eq!(r.status(), StatusCode::SEE_OTHER);
+    let (_, html) = w.page(&cookie, page).await;
+    assert!(html.contains("Better words"), "{html}");
+    // bob, a member, may neither edit nor delete ann's comment: no forms, and refused.
+    let bob = w.app.sign_in("bob", PASSWORD).await;
+    let (_, html) = w.page(&bob, page).await;
+    assert!(!html.contains(&format!("/comments/{id}/delete")), "{html}");
+    let r = w
+        .post_form(&bob, &origin, &format!("{page}/comments/{id}/delete"), &[])
+        .await;
+    assert_eq!(r.status(), StatusCode::SEE_OTHER);
+    flash_of(&r);
+    let r = w
+        .post_form(
+            &cookie,
+            &origin,
+            &format!("{page}/comments/{id}/delete"),
+            &[],
+        )
+        .await;
+    assert_eq!(r.status(), StatusCode::SEE_OTHER);
+    let (_, html) = w.page(&cookie, page).await;
+    assert!(!html.contains("Better words"), "{html}");
 }
