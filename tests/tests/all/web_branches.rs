@@ -157,7 +157,7 @@ async fn branches_are_created_and_deleted_from_the_page() {
 }
 
 #[tokio::test]
-async fn the_branches_page_in_a_browser_without_javascript_and_at_360_px() {
+async fn the_branches_page_in_a_browser_without_javascript_at_360_px_and_live() {
     let Some(browser) = Browser::launch_without_scripts().await else {
         return;
     };
@@ -194,5 +194,10 @@ async fn the_branches_page_in_a_browser_without_javascript_and_at_360_px() {
     browser.wait_for_text("#branch-list", "from-the-page").await;
     let over = super::web_browser::overflow_at_360(&browser, Some("branches")).await;
     assert!(over.is_none(), "sideways scroll at 360 px: {over:?}");
+    // Live: a branch pushed meanwhile shows up without a reload.
+    push(&w, "pushed-while-watching", "live.txt");
+    browser
+        .wait_for_text("#branch-list", "pushed-while-watching")
+        .await;
     browser.close().await;
 }
