@@ -918,3 +918,13 @@
   new MutationObserver(follow).observe(page, { childList: true });
   follow();
 })();
+
+// A running CI job's page: its log and state reloaded every 3 s until the job ends.
+(() => {
+  const running = () => document.querySelector('#log[data-live-log]');
+  const again = () => {
+    if (!running() || !window.svcRefresh) return;
+    setTimeout(() => { window.svcRefresh(['log', 'job-state']).then(again, again); }, 3000);
+  };
+  again();
+})();

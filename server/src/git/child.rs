@@ -11,7 +11,57 @@ use tokio::process::Command;
 /// server's environment, and dying with the server. Every git the server runs over its
 /// repositories starts here; callers add arguments and set the standard streams.
 pub fn sealed_git(dir: &Path) -> Command {
-    let mut cmd = Command::new("git");
+    seal(Command::new("git"), dir)
+}
+
+/// A sealed git (`sealed_git`) whose own children die with it too. The death signal
+/// reaches only the server's direct children: a `git repack` killed with the server
+/// leaves its `pack-objects` writing a temporary pack for as long as that takes. So a
+/// git that starts long-running children (maintenance) runs as the first process of a
+/// PID namespace of its own (`unshare --pid --fork --kill-child`): when it dies, the
+/// kernel kills every process in that namespace. Where no namespace can be made (no
+/// `unshare`, no privilege), it is a plain sealed git.
+pub fn sealed_git_family(dir: &Path) -> Command {
+    match namespace_args() {
+        Some(args) => {
+            let mut cmd = Command::new("unshare");
+            cmd.args(args).arg("--").arg("git");
+            seal(cmd, dir)
+        }
+        None => sealed_git(dir),
+    }
+}
+
+/// `unshare`'s arguments that make a PID namespace here, found once by trying them:
+/// as root a PID namespace alone, otherwise inside a user namespace of its own.
+fn namespace_args() -> Option<&'static [&'static str]> {
+    const TRIES: [&[&str]; 2] = [
+        &["--pid", "--fork", "--kill-child"],
+        &[
+            "--user",
+            "--map-root-user",
+            "--pid",
+            "--fork",
+            "--kill-child",
+        ],
+    ];
+    static FOUND: std::sync::OnceLock<Option<&'static [&'static str]>> = std::sync::OnceLock::new();
+    *FOUND.get_or_init(|| {
+        TRIES.into_iter().find(|args| {
+            std::process::Command::new("unshare")
+                .args(*args)
+                .arg("true")
+                .stdin(std::process::Stdio::null())
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success())
+        })
+    })
+}
+
+/// The sealing shared by both: `cmd` runs git (directly or through `unshare`).
+fn seal(mut cmd: Command, dir: &Path) -> Command {
     cmd.arg("--git-dir")
         .arg(dir)
         .args(["-c", "core.hooksPath=/dev/null"])
@@ -59,5 +109,51 @@ fn set_death_signal(cmd: &mut Command) {
             }
             Ok(())
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use super::*;
+
+    /// Processes whose command line holds `marker`.
+    fn running(marker: &str) -> usize {
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .flatten()
+            .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+            .filter(|c| String::from_utf8_lossy(c).contains(marker))
+            .count()
+    }
+
+    /// A git's own child (here a shell alias's `sleep`; in maintenance a repack's
+    /// `pack-objects`) dies when that git is killed, as when the server dies.
+    #[tokio::test]
+    async fn a_family_git_takes_its_children_along() {
+        if namespace_args().is_none() {
+            eprintln!("no PID namespace can be made here: nothing to test");
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let marker = format!("4242.{}", std::process::id());
+        let mut child = sealed_git_family(dir.path())
+            .arg("-c")
+            .arg(format!("alias.hold=!sleep {marker}"))
+            .arg("hold")
+            .spawn()
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while running(&format!("sleep {marker}")) == 0 {
+            assert!(Instant::now() < deadline, "the alias never started");
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        child.kill().await.unwrap();
+        let deadline = Instant::now() + Duration::from_secs(2);
+        while running(&format!("sleep {marker}")) > 0 {
+            assert!(Instant::now() < deadline, "git's child outlived it");
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
     }
 }

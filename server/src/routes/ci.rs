@@ -197,11 +197,11 @@ pub async fn overview(
 #[into_params(parameter_in = Query)]
 pub struct BuildsQuery {
     /// Only this pipeline's builds.
-    pipeline: Option<String>,
+    pub(crate) pipeline: Option<String>,
     /// With `pipeline`: the build of this number.
-    number: Option<i64>,
+    pub(crate) number: Option<i64>,
     /// The `next_cursor` of the previous page.
-    cursor: Option<String>,
+    pub(crate) cursor: Option<String>,
 }
 
 /// The monorepo's builds, newest first, 30 a page; `?pipeline=<slug>&number=<n>` finds

@@ -574,9 +574,9 @@ struct Refused {
     back: String,
 }
 
-/// The answer to a form: the session's page, or why not (the 404 page for what the
+/// The answer to a form: where it leads (a session's page, a build's), or why not (the 404 page for what the
 /// person may not see; else the API's reason with a way back).
-fn answered(
+pub(super) fn answered(
     viewer: &Viewer,
     done: ApiResult<String>,
     heading: &'static str,

@@ -8,6 +8,7 @@
 //! a repo's `/{owner}/{monorepo}/-/{repo}`, so any repo name has pages.
 
 mod agents;
+mod ansi;
 mod artifacts;
 mod assets;
 mod branch;
@@ -15,6 +16,7 @@ mod branch_diff;
 mod branch_forms;
 mod branches;
 mod checks;
+mod ci;
 mod code;
 mod commit;
 mod diff_section;
@@ -45,6 +47,7 @@ pub fn router() -> axum::Router<AppState> {
         .merge(issue_forms::router())
         .merge(branch_forms::router())
         .merge(branches::router())
+        .merge(ci::router())
         .route("/", get(home::page))
         .route("/{owner}/{monorepo}", get(monorepo::page))
         .route("/{owner}/{monorepo}/-/{repo}", get(code::repo_root))

@@ -74,6 +74,7 @@ mod web_agents;
 mod web_branch;
 mod web_branches;
 mod web_browser;
+mod web_ci;
 mod web_code;
 mod web_forms;
 mod web_home;

@@ -176,6 +176,7 @@ async fn a_repo_named_like_a_monorepo_page_has_its_pages_and_the_pages_theirs() 
     for (old, new) in [
         ("/ann/mono/-/agents?repo=app", "/ann/mono/agents?repo=app"),
         ("/ann/mono/-/chats", "/ann/mono/chats"),
+        ("/ann/mono/-/ci", "/ann/mono/ci"),
         ("/ann/mono/-/issues/1", "/ann/mono/issues/1"),
         ("/ann/mono/-/agents/abc", "/ann/mono/agents/abc"),
     ] {

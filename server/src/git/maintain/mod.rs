@@ -501,9 +501,10 @@ fn expire_arg() -> String {
 }
 
 /// Runs one git command in the repository, as the git door runs git: no system or
-/// global configuration, no hooks, a child that dies with the server.
+/// global configuration, no hooks, a child that dies with the server, and here with
+/// every process it starts (a repack's `pack-objects`).
 async fn git(dir: &Path, step: &'static str, args: &[&str]) -> Result<(), Error> {
-    let mut cmd = super::child::sealed_git(dir);
+    let mut cmd = super::child::sealed_git_family(dir);
     cmd.args(["-c", "pack.writeBitmapLookupTable=true"])
         .args(args)
         .stdin(Stdio::null())
