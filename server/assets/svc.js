@@ -377,7 +377,7 @@
 
   if (made) {
     made.addEventListener('svc:done', (e) => {
-      if (e.detail && e.detail.number) location.href = made.dataset.base + '/-/issues/' + e.detail.number;
+      if (e.detail && e.detail.number) location.href = made.dataset.base + '/issues/' + e.detail.number;
     });
   }
 

@@ -23,6 +23,12 @@ use crate::store::monorepos::MonorepoRow;
 use crate::store::repos::{self, RepoRow};
 use crate::suggest;
 
+/// The words of a monorepo's own web pages, `/{owner}/{monorepo}/{word}` (the issues,
+/// the agent sessions, CI, the chats). They share that level with the git door's
+/// `/{owner}/{monorepo}/{repo}`, which also answers a repo so named (see `git::door`);
+/// the repo's pages are under `/-/{repo}`, so no repo name collides with them.
+pub const MONOREPO_PAGES: [&str; 4] = ["issues", "agents", "ci", "chats"];
+
 /// `/v1/monorepos/{owner}/{monorepo}`.
 #[derive(Debug, Clone, Deserialize, IntoParams)]
 #[into_params(parameter_in = Path)]

@@ -52,6 +52,16 @@ impl Browser {
     /// Starts chromedriver on a free port and opens a session; `None` (the caller
     /// skips) only when `SVC_TEST_NO_BROWSER=1`.
     pub async fn launch() -> Option<Browser> {
+        Browser::start(true).await
+    }
+
+    /// The same with JavaScript turned off in the browser's settings, for the pages as a
+    /// person without scripts has them (WebDriver's own commands still run).
+    pub async fn launch_without_scripts() -> Option<Browser> {
+        Browser::start(false).await
+    }
+
+    async fn start(scripts: bool) -> Option<Browser> {
         if std::env::var_os("SVC_TEST_NO_BROWSER").is_some_and(|v| v == "1") {
             eprintln!("SVC_TEST_NO_BROWSER=1: skipping a test that needs Chromium");
             return None;
@@ -82,9 +92,13 @@ impl Browser {
         let profile = tempfile::tempdir().expect("temp profile");
         let mut args: Vec<String> = CHROMIUM_ARGS.iter().map(|a| (*a).to_owned()).collect();
         args.push(format!("--user-data-dir={}", profile.path().display()));
+        let mut options = json!({"binary": chromium, "args": args});
+        if !scripts {
+            options["prefs"] = json!({"profile.managed_default_content_settings.javascript": 2});
+        }
         let capabilities = json!({
             "browserName": "chrome",
-            "goog:chromeOptions": {"binary": chromium, "args": args},
+            "goog:chromeOptions": options,
         });
         let serde_json::Value::Object(capabilities) = capabilities else {
             unreachable!("an object literal")
@@ -169,6 +183,19 @@ impl Browser {
         }
     }
 
+    /// Signs in with a session cookie (`name=value`, from `TestApp::sign_in`) for the
+    /// server at `origin`, without the sign-in page.
+    pub async fn use_session(&self, origin: &str, pair: &str) {
+        self.goto(&format!("{origin}/favicon.ico")).await;
+        let (name, value) = pair.split_once('=').expect("name=value");
+        let cookie = json!({"name": name, "value": value, "path": "/", "secure": true,
+            "httpOnly": true, "sameSite": "Lax"});
+        self.client
+            .issue_cmd(AddHostCookie(cookie))
+            .await
+            .expect("set the session cookie");
+    }
+
     /// Saves a screenshot of the page as `<dir>/<name>.png`, for people to review.
     pub async fn screenshot(&self, dir: &std::path::Path, name: &str) {
         let png = self.client.screenshot().await.expect("screenshot");
@@ -193,6 +220,29 @@ impl Browser {
         let Browser { client, driver, .. } = self;
         let _ = client.close().await;
         drop(driver);
+    }
+}
+
+/// WebDriver's Add Cookie without a `domain` (fantoccini sends `null`, which chromedriver
+/// refuses): a host-only cookie for the page open, as `__Host-` cookies must be.
+#[derive(Debug)]
+struct AddHostCookie(serde_json::Value);
+
+impl fantoccini::wd::WebDriverCompatibleCommand for AddHostCookie {
+    fn endpoint(
+        &self,
+        base_url: &url::Url,
+        session_id: Option<&str>,
+    ) -> Result<url::Url, url::ParseError> {
+        base_url.join(&format!(
+            "session/{}/cookie",
+            session_id.unwrap_or_default()
+        ))
+    }
+
+    fn method_and_body(&self, _: &url::Url) -> (reqwest::Method, Option<String>) {
+        let body = json!({"cookie": self.0});
+        (reqwest::Method::POST, Some(body.to_string()))
     }
 }
 

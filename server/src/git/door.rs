@@ -69,7 +69,41 @@ pub fn router() -> Router<AppState> {
             "/{owner}/{monorepo}/{repo}/git-receive-pack",
             post(receive_pack),
         )
+        .merge(page_named())
         .layer(RequestDecompressionLayer::new())
+}
+
+/// A repo named like a monorepo page (`issues`) is also reached without `.git`: the
+/// page's `/{word}/{item}` route would otherwise take the pack POSTs (a route matches
+/// by path before method), so these name the word outright.
+fn page_named() -> Router<AppState> {
+    let mut router = Router::new();
+    for word in crate::paths::MONOREPO_PAGES {
+        router = router
+            .route(
+                &format!("/{{owner}}/{{monorepo}}/{word}/git-upload-pack"),
+                post(
+                    move |State(state): State<AppState>,
+                          headers: HeaderMap,
+                          axum::extract::Path(p): axum::extract::Path<DoorPath>,
+                          body: Body| async move {
+                        upload(&state, &headers, &p.owner, &p.monorepo, Some(word), body).await
+                    },
+                ),
+            )
+            .route(
+                &format!("/{{owner}}/{{monorepo}}/{word}/git-receive-pack"),
+                post(
+                    move |State(state): State<AppState>,
+                          headers: HeaderMap,
+                          axum::extract::Path(p): axum::extract::Path<DoorPath>,
+                          body: Body| async move {
+                        receive(&state, &headers, &p.owner, &p.monorepo, Some(word), body).await
+                    },
+                ),
+            );
+    }
+    router
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -1,5 +1,5 @@
-//! Agent sessions in the web: the monorepo's sessions (`/-/agents`, `?repo=` for one
-//! repo's), the person's chats (`/-/chats`), and one session's page (`/-/agents/{id}`)
+//! Agent sessions in the web: the monorepo's sessions (`/agents`, `?repo=` for one
+//! repo's), the person's chats (`/chats`), and one session's page (`/agents/{id}`)
 //! with its transcript, and the forms that launch, message and stop sessions from the
 //! branch, issue and session pages.
 //!
@@ -48,16 +48,16 @@ const BRIEF: usize = 80;
 
 pub fn router() -> axum::Router<AppState> {
     axum::Router::new()
-        .route("/{owner}/{monorepo}/-/agents", get(list))
-        .route("/{owner}/{monorepo}/-/agents/{id}", get(session))
-        .route("/{owner}/{monorepo}/-/agents/{id}/messages", post(send))
-        .route("/{owner}/{monorepo}/-/agents/{id}/stop", post(stop))
-        .route("/{owner}/{monorepo}/-/chats", get(chats).post(new_chat))
+        .route("/{owner}/{monorepo}/agents", get(list))
+        .route("/{owner}/{monorepo}/agents/{id}", get(session))
+        .route("/{owner}/{monorepo}/agents/{id}/messages", post(send))
+        .route("/{owner}/{monorepo}/agents/{id}/stop", post(stop))
+        .route("/{owner}/{monorepo}/chats", get(chats).post(new_chat))
         .route(
             "/{owner}/{monorepo}/-/{repo}/branches/{branch}/agents",
             post(launch),
         )
-        .route("/{owner}/{monorepo}/-/issues/{number}/agent", post(address))
+        .route("/{owner}/{monorepo}/issues/{number}/agent", post(address))
 }
 
 /// The models a form offers, the default first; none when the server runs no agents.
@@ -67,7 +67,7 @@ pub fn models(state: &AppState) -> Vec<AgentModel> {
 
 /// A session's page, from the root.
 pub fn session_href(label: &str, id: &str) -> String {
-    format!("/{label}/-/agents/{}", seg(id))
+    format!("/{label}/agents/{}", seg(id))
 }
 
 /// `text` cut to `max` characters (marked `…` when it was).
@@ -136,8 +136,8 @@ impl AgentBox {
     ) -> ApiResult<AgentBox> {
         let label = format!("{}/{}", at.owner, at.monorepo);
         let list = match repo {
-            Some(r) => format!("/{label}/-/agents?repo={}", q(r)),
-            None => format!("/{label}/-/agents"),
+            Some(r) => format!("/{label}/agents?repo={}", q(r)),
+            None => format!("/{label}/agents"),
         };
         let query = api::ListQuery {
             limit: Some(LISTED),
@@ -168,7 +168,7 @@ fn line(label: &str, s: &Session) -> Line {
         title: brief(&s.prompt),
         repo: s.repo.clone(),
         branch: branch_link(label, s),
-        issue: s.issue.map(|n| (n, format!("/{label}/-/issues/{n}"))),
+        issue: s.issue.map(|n| (n, format!("/{label}/issues/{n}"))),
         launcher: s.launcher.clone(),
         model: s.model.clone(),
         at: rfc3339(s.updated_at),
@@ -207,7 +207,7 @@ pub struct ListPageQuery {
     repo: Option<String>,
 }
 
-/// `/{owner}/{monorepo}/-/agents`: task and review sessions, newest first.
+/// `/{owner}/{monorepo}/agents`: task and review sessions, newest first.
 async fn list(
     State(state): State<AppState>,
     viewer: Viewer,
@@ -218,7 +218,7 @@ async fn list(
     page::answer(&viewer, build_list(&state, &viewer, at, false, repo).await)
 }
 
-/// `/{owner}/{monorepo}/-/chats`: the person's chats, and a form to start one.
+/// `/{owner}/{monorepo}/chats`: the person's chats, and a form to start one.
 async fn chats(
     State(state): State<AppState>,
     viewer: Viewer,
@@ -291,7 +291,7 @@ async fn build_list(
         layout,
         repos: names
             .iter()
-            .map(|n| (n.clone(), format!("{base}/-/agents?repo={}", q(n))))
+            .map(|n| (n.clone(), format!("{base}/agents?repo={}", q(n))))
             .collect(),
         base,
         label,
@@ -503,7 +503,7 @@ struct SessionPage {
     can_stop: bool,
 }
 
-/// `/{owner}/{monorepo}/-/agents/{id}`.
+/// `/{owner}/{monorepo}/agents/{id}`.
 async fn session(
     State(state): State<AppState>,
     viewer: Viewer,
@@ -546,7 +546,7 @@ async fn build_session(state: &AppState, viewer: &Viewer, at: AgentPath) -> ApiR
         state: s.state.as_str(),
         live: s.state.is_live(),
         branch: branch_link(&label, &s),
-        issue: s.issue.map(|n| (n, format!("/{label}/-/issues/{n}"))),
+        issue: s.issue.map(|n| (n, format!("/{label}/issues/{n}"))),
         created_at: rfc3339(s.created_at),
         created_when: human(s.created_at),
         updated_at: rfc3339(s.updated_at),
@@ -749,7 +749,7 @@ async fn address(
         monorepo: at.monorepo,
     };
     let back = format!(
-        "/{}/{}/-/issues/{}",
+        "/{}/{}/issues/{}",
         seg(&monorepo.owner),
         seg(&monorepo.monorepo),
         at.number
@@ -797,7 +797,7 @@ async fn new_chat(
     Path(at): Path<MonorepoPath>,
     axum::Form(form): axum::Form<ChatForm>,
 ) -> Response {
-    let back = format!("/{}/{}/-/chats", seg(&at.owner), seg(&at.monorepo));
+    let back = format!("/{}/{}/chats", seg(&at.owner), seg(&at.monorepo));
     let done = async {
         // A form's POST must come from a page of this service.
         auth::check_origin(&headers, &state)?;

@@ -1,6 +1,6 @@
-//! CI in the web. `/-/ci`: the monorepo's pipelines and builds, newest first.
-//! `/-/ci/builds/{id}`: a build with its jobs, annotations and artifacts, and rebuild /
-//! cancel / retry for those allowed. `/-/ci/builds/{id}/jobs/{job}`: a job's log tail with
+//! CI in the web. `/ci`: the monorepo's pipelines and builds, newest first.
+//! `/ci/builds/{id}`: a build with its jobs, annotations and artifacts, and rebuild /
+//! cancel / retry for those allowed. `/ci/builds/{id}/jobs/{job}`: a job's log tail with
 //! its escape codes as colour (`ansi`), following live while the job runs (the script
 //! reloads the log every few seconds; without it a link does).
 //!
@@ -36,23 +36,20 @@ const LOG_SHOWN: usize = 48 * 1024;
 
 pub fn router() -> axum::Router<AppState> {
     axum::Router::new()
-        .route("/{owner}/{monorepo}/-/ci", get(list))
-        .route("/{owner}/{monorepo}/-/ci/builds/{id}", get(build))
+        .route("/{owner}/{monorepo}/ci", get(list))
+        .route("/{owner}/{monorepo}/ci/builds/{id}", get(build))
+        .route("/{owner}/{monorepo}/ci/builds/{id}/rebuild", post(rebuild))
+        .route("/{owner}/{monorepo}/ci/builds/{id}/cancel", post(cancel))
+        .route("/{owner}/{monorepo}/ci/builds/{id}/jobs/{job}", get(job))
         .route(
-            "/{owner}/{monorepo}/-/ci/builds/{id}/rebuild",
-            post(rebuild),
-        )
-        .route("/{owner}/{monorepo}/-/ci/builds/{id}/cancel", post(cancel))
-        .route("/{owner}/{monorepo}/-/ci/builds/{id}/jobs/{job}", get(job))
-        .route(
-            "/{owner}/{monorepo}/-/ci/builds/{id}/jobs/{job}/retry",
+            "/{owner}/{monorepo}/ci/builds/{id}/jobs/{job}/retry",
             post(retry),
         )
 }
 
 /// The monorepo's CI pages' prefix.
 fn ci_base(owner: &str, monorepo: &str) -> String {
-    format!("/{}/{}/-/ci", seg(owner), seg(monorepo))
+    format!("/{}/{}/ci", seg(owner), seg(monorepo))
 }
 
 /// A build as a row of a list or the head of its page.
@@ -117,7 +114,7 @@ pub struct ListQuery {
     cursor: Option<String>,
 }
 
-/// `/-/ci`.
+/// `/ci`.
 async fn list(
     State(state): State<AppState>,
     viewer: Viewer,
@@ -238,7 +235,7 @@ struct ArtifactRow {
     href: String,
 }
 
-/// `/-/ci/builds/{id}`.
+/// `/ci/builds/{id}`.
 async fn build(
     State(state): State<AppState>,
     viewer: Viewer,
@@ -349,7 +346,7 @@ struct JobPage {
     live: bool,
 }
 
-/// `/-/ci/builds/{id}/jobs/{job}`.
+/// `/ci/builds/{id}/jobs/{job}`.
 async fn job(State(state): State<AppState>, viewer: Viewer, Path(at): Path<CiJobPath>) -> Response {
     page::answer(&viewer, build_job(&state, &viewer, at).await)
 }

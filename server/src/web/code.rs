@@ -106,7 +106,7 @@ impl Place {
         Ok(Place { full, repo, base })
     }
 
-    fn path(&self) -> RepoPath {
+    pub(super) fn path(&self) -> RepoPath {
         let (owner, monorepo) = self.full.split_once('/').unwrap_or((&self.full, ""));
         RepoPath {
             owner: owner.to_owned(),
@@ -115,7 +115,7 @@ impl Place {
         }
     }
 
-    fn layout(&self, title: String, viewer: &Viewer) -> Layout {
+    pub(super) fn layout(&self, title: String, viewer: &Viewer) -> Layout {
         let mut layout = Layout::new(title, viewer);
         layout.monorepo = Some(self.full.clone());
         layout
@@ -296,14 +296,70 @@ enum Readme {
     Text(String),
 }
 
-/// `/{owner}/{monorepo}/-/{repo}`: main's root.
+/// `/{owner}/{monorepo}/-/{repo}`: main's root. The monorepo's own pages were once at
+/// `/-/issues` (and so on): such an address with no repo of that name goes to the page.
 pub async fn repo_root(
     State(state): State<AppState>,
     viewer: Viewer,
+    uri: axum::http::Uri,
     UrlPath(at): UrlPath<CodeAt>,
     Query(query): Query<TreeQuery>,
 ) -> Response {
-    tree_response(&state, &viewer, at, query).await
+    let moved = moved_page(&at.owner, &at.monorepo, &at.repo, None, &uri);
+    match (build_tree(&state, &viewer, &at, query).await, moved) {
+        (Err(e), Some(to)) if e.status == StatusCode::NOT_FOUND => {
+            Redirect::permanent(&to).into_response()
+        }
+        (Ok(Shown::Page(p)), _) => page::ok(&*p),
+        (Ok(Shown::Elsewhere(href)), _) => Redirect::to(&href).into_response(),
+        (Err(e), _) => page::failed(&viewer, e),
+    }
+}
+
+#[derive(Debug, Deserialize)]
+pub struct OldItemAt {
+    owner: String,
+    monorepo: String,
+    /// The page's word where a repo's name would be.
+    repo: String,
+    item: String,
+}
+
+/// `/{owner}/{monorepo}/-/{repo}/{item}`: an issue or a session at its old address (no
+/// repo page has this shape) goes to its page; anything else is not here.
+pub async fn old_item(
+    viewer: Viewer,
+    uri: axum::http::Uri,
+    UrlPath(at): UrlPath<OldItemAt>,
+) -> Response {
+    match moved_page(&at.owner, &at.monorepo, &at.repo, Some(&at.item), &uri) {
+        Some(to) => Redirect::permanent(&to).into_response(),
+        None => page::not_found(&viewer),
+    }
+}
+
+/// Where a monorepo page named `word` (and its `item`) is now, with the query kept;
+/// none when `word` names no such page.
+fn moved_page(
+    owner: &str,
+    monorepo: &str,
+    word: &str,
+    item: Option<&str>,
+    uri: &axum::http::Uri,
+) -> Option<String> {
+    let word = crate::paths::MONOREPO_PAGES
+        .into_iter()
+        .find(|w| w.eq_ignore_ascii_case(word))?;
+    let mut to = format!("/{}/{}/{word}", seg(owner), seg(monorepo));
+    if let Some(item) = item {
+        to.push('/');
+        to.push_str(&seg(item));
+    }
+    if let Some(query) = uri.query() {
+        to.push('?');
+        to.push_str(query);
+    }
+    Some(to)
 }
 
 /// `.../tree/{ref}` and `.../tree/{ref}/{*path}`.
@@ -382,7 +438,7 @@ async fn build_tree(
             place.tree_href(&git_ref, parent)
         }),
         agents_href: format!(
-            "/{}/-/agents?repo={}",
+            "/{}/agents?repo={}",
             monorepo_href(&place.full),
             q(&place.repo.name)
         ),

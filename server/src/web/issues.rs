@@ -1,7 +1,8 @@
-//! `/{owner}/{monorepo}/-/issues` and `/-/issues/{number}`: the monorepo's issues (open
+//! `/{owner}/{monorepo}/issues` and `/issues/{number}`: the monorepo's issues (open
 //! and closed tabs, search, a label, pages by the API's cursor, a new-issue form) and one
-//! issue with its timeline, comment form, close and reopen, and reactions. Writes go to
-//! the JSON API from the script; the issue page refreshes itself on its own events.
+//! issue with its timeline, comment form, close and reopen, and reactions. The forms post
+//! to the page's routes without JavaScript (`issue_forms`) and to the JSON API from the
+//! script; the issue page refreshes itself on its own events.
 
 use askama::Template;
 use axum::extract::State;
@@ -39,6 +40,9 @@ const ITEM_COST: usize = 800;
 const COMMENT_MAX: usize = 16_000;
 /// The start of a long text that is shown, in characters.
 const EXCERPT: usize = 3_000;
+/// A description or comment up to this many bytes is edited on the page (its text goes
+/// in the form); a longer one with the CLI or the API.
+const EDITABLE: usize = 16_000;
 
 // ---------------------------------------------------------------------------------------
 // Shared bits
@@ -151,7 +155,7 @@ fn chip(base: &str, name: &str, known: &[Label]) -> Chip {
             .iter()
             .find(|l| l.name == name)
             .map_or("gray", |l| l.color.as_str()),
-        href: format!("{base}/-/issues?state=all&labels={}", q(name)),
+        href: format!("{base}/issues?state=all&labels={}", q(name)),
     }
 }
 
@@ -226,7 +230,7 @@ struct IssuesPage {
 }
 
 fn list_href(base: &str, state: &str, text: &str, label: &str, cursor: Option<&str>) -> String {
-    let mut href = format!("{base}/-/issues?state={state}");
+    let mut href = format!("{base}/issues?state={state}");
     if !text.is_empty() {
         href.push_str(&format!("&q={}", q(text)));
     }
@@ -298,7 +302,7 @@ async fn build_list(
         number: r.number,
         title: r.title.clone(),
         state: r.state.as_str(),
-        href: format!("{base}/-/issues/{}", r.number),
+        href: format!("{base}/issues/{}", r.number),
         labels: r.labels.iter().map(|l| chip(&base, l, &known)).collect(),
         author: r.author.clone(),
         assignees: r.assignees.join(", "),
@@ -383,6 +387,10 @@ pub struct CommentView {
     pub reactions: Vec<ReactionButton>,
     /// The comment's reactions path in the API.
     pub react: String,
+    /// Its Markdown, for the edit form: the person's own comment, when short enough.
+    pub source: Option<String>,
+    /// The person may delete it (its author, or an owner).
+    pub deletable: bool,
 }
 
 #[derive(Template)]
@@ -394,6 +402,13 @@ struct IssuePage {
     monorepo: String,
     /// The issue's path in the API.
     api: String,
+    /// This page, where its forms post without JavaScript.
+    page: String,
+    /// The description is short enough to edit on the page.
+    editable: bool,
+    /// The labels and assignees as the edit form shows them (comma-separated).
+    label_list: String,
+    assignee_list: String,
     issue: Issue,
     state: &'static str,
     /// Why it was closed, in words.
@@ -562,7 +577,7 @@ async fn build_issue(
             monorepo: access.monorepo.name.clone(),
         },
         None,
-        format!("/{label_of}/-/issues/{number}/agent"),
+        format!("/{label_of}/issues/{number}/agent"),
         |s| s.issue == Some(number),
     )
     .await?;
@@ -588,6 +603,11 @@ async fn build_issue(
             let text = view.body.clone().unwrap_or_default();
             let (html, truncated) = markdown_capped(&text, COMMENT_MAX);
             cost += html.len();
+            let mine = view.actor == caller.login;
+            let source = (mine && text.len() <= EDITABLE).then(|| {
+                cost += text.len();
+                text.clone()
+            });
             CommentView {
                 id: cid,
                 html,
@@ -598,6 +618,8 @@ async fn build_issue(
                     .is_some_and(|u| u > view.created_at + time::Duration::seconds(1)),
                 reactions: reaction_buttons(view.reactions.as_deref().unwrap_or_default(), false),
                 react: format!("{api}/comments/{cid}/reactions"),
+                source,
+                deletable: mine || access.role == svc_protocol::monorepo::Role::Owner,
             }
         });
         let (text, link) = if comment.is_some() {
@@ -644,7 +666,7 @@ async fn build_issue(
             items.push(item);
         }
     }
-    let here = format!("{base}/-/issues/{}", issue.row.number);
+    let here = format!("{base}/issues/{}", issue.row.number);
     let shown = items.len() as i64;
     let (partial, start, later, newest) = match after {
         None => {
@@ -716,6 +738,10 @@ async fn build_issue(
         monorepo: label_of,
         base,
         api,
+        page: here,
+        editable: issue.body.len() <= EDITABLE,
+        label_list: issue.row.labels.join(", "),
+        assignee_list: issue.row.assignees.join(", "),
         issue,
     })
 }

@@ -1,9 +1,11 @@
 //! The web: server-rendered pages (askama templates in `server/templates/`, checked at
 //! compile time and escaping by default), one stylesheet and one script served by the
-//! binary itself (`server/assets/`). Pages read with JavaScript off; the script adds live
-//! updates through the sockets and forms for writes, which go to the JSON API with the
-//! session cookie and `Origin` like any other client. The agent sessions' forms are
-//! plain POSTs to the pages themselves, which call the API's handlers (`agents`).
+//! binary itself (`server/assets/`). Pages read and write with JavaScript off: every form
+//! is a plain POST to a route of its page, which calls the API's handler and redirects
+//! back (`forms`); the script adds live updates through the sockets and sends the same
+//! forms to the JSON API with the session cookie and `Origin` like any other client.
+//! The monorepo's own pages are `/{owner}/{monorepo}/{word}` (`paths::MONOREPO_PAGES`),
+//! a repo's `/{owner}/{monorepo}/-/{repo}`, so any repo name has pages.
 
 mod agents;
 mod ansi;
@@ -11,12 +13,16 @@ mod artifacts;
 mod assets;
 mod branch;
 mod branch_diff;
+mod branch_forms;
+mod branches;
 mod checks;
 mod ci;
 mod code;
 mod commit;
 mod diff_section;
+mod forms;
 mod home;
+mod issue_forms;
 mod issues;
 pub(crate) mod markdown;
 mod monorepo;
@@ -38,6 +44,9 @@ pub fn router() -> axum::Router<AppState> {
         .merge(people::router())
         .merge(assets::router())
         .merge(agents::router())
+        .merge(issue_forms::router())
+        .merge(branch_forms::router())
+        .merge(branches::router())
         .merge(ci::router())
         .route("/", get(home::page))
         .route("/{owner}/{monorepo}", get(monorepo::page))
@@ -68,8 +77,9 @@ pub fn router() -> axum::Router<AppState> {
             "/{owner}/{monorepo}/-/{repo}/branches/{branch}",
             get(branch::page),
         )
-        .route("/{owner}/{monorepo}/-/issues", get(issues::list))
-        .route("/{owner}/{monorepo}/-/issues/{number}", get(issues::issue))
+        .route("/{owner}/{monorepo}/issues", get(issues::list))
+        .route("/{owner}/{monorepo}/issues/{number}", get(issues::issue))
+        .route("/{owner}/{monorepo}/-/{repo}/{item}", get(code::old_item))
         .route(
             "/{owner}/{monorepo}/-/{repo}/branches/{branch}/artifacts/{name}",
             get(artifacts::page),
@@ -78,4 +88,5 @@ pub fn router() -> axum::Router<AppState> {
             "/{owner}/{monorepo}/-/{repo}/branches/{branch}/artifacts/{name}/versions/{n}/document",
             get(artifacts::document),
         )
+        .layer(axum::middleware::from_fn(forms::clear_flash))
 }

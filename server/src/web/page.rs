@@ -17,8 +17,9 @@ use crate::state::AppState;
 const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; \
     connect-src 'self'; form-action 'self'; frame-src 'self'; frame-ancestors 'none'; base-uri 'none'";
 
-/// The person a page is for, from the session cookie.
-pub struct Viewer(pub Caller);
+/// The person a page is for, from the session cookie, and the flash of a write of theirs
+/// just refused (`forms`), which the page shows.
+pub struct Viewer(pub Caller, pub Option<String>);
 
 impl FromRequestParts<AppState> for Viewer {
     type Rejection = Response;
@@ -30,10 +31,13 @@ impl FromRequestParts<AppState> for Viewer {
         };
         match session {
             Some(caller) if caller.kind == svc_protocol::user::CredentialKind::Browser => {
-                Ok(Viewer(Caller {
-                    via_cookie: true,
-                    ..caller
-                }))
+                Ok(Viewer(
+                    Caller {
+                        via_cookie: true,
+                        ..caller
+                    },
+                    super::forms::flash(&parts.headers),
+                ))
             }
             _ => {
                 let here = parts
@@ -56,6 +60,8 @@ pub struct Layout {
     pub login: String,
     /// The monorepo the page is in, as `owner/name`, for the live socket.
     pub monorepo: Option<String>,
+    /// Why a write from this page was just refused.
+    pub flash: Option<String>,
     pub css: &'static str,
     pub js: &'static str,
 }
@@ -66,6 +72,7 @@ impl Layout {
             title: title.into(),
             login: viewer.0.login.clone(),
             monorepo: None,
+            flash: viewer.1.clone(),
             css: super::assets::css(),
             js: super::assets::js(),
         }

@@ -225,7 +225,7 @@ async fn web_opens_the_page_or_prints_its_address() {
         ),
         (
             vec!["issue", "view", "1", "-R", "ann/mono"],
-            "/ann/mono/-/issues/1".to_owned(),
+            "/ann/mono/issues/1".to_owned(),
         ),
         // A release has no page of its own: the repo's releases page lists it.
         (

@@ -73,9 +73,11 @@ mod slow_clients;
 mod two_servers;
 mod web_agents;
 mod web_branch;
+mod web_branches;
 mod web_browser;
 mod web_ci;
 mod web_code;
+mod web_forms;
 mod web_home;
 mod web_issues;
 

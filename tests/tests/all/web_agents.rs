@@ -184,7 +184,7 @@ impl World {
 
 /// The session id a session page's path names.
 fn id_of(path: &str) -> String {
-    path.strip_prefix("/ann/mono/-/agents/")
+    path.strip_prefix("/ann/mono/agents/")
         .unwrap_or_else(|| panic!("not a session page: {path}"))
         .to_owned()
 }
@@ -259,7 +259,7 @@ async fn forms_launch_and_carry_on_sessions_for_those_the_api_allows() {
     );
 
     // The launcher's page: the transcript, the prompt as text, the send form.
-    let page = format!("/ann/mono/-/agents/{id}");
+    let page = format!("/ann/mono/agents/{id}");
     let (status, html) = w.page(&ann, &page).await;
     assert_eq!(status, StatusCode::OK, "{html}");
     assert_eq!(html.matches("<script").count(), 1, "{html}");
@@ -317,7 +317,7 @@ async fn forms_launch_and_carry_on_sessions_for_those_the_api_allows() {
         .await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     assert_eq!(
-        w.page(&carol, "/ann/mono/-/agents").await.0,
+        w.page(&carol, "/ann/mono/agents").await.0,
         StatusCode::NOT_FOUND
     );
 
@@ -349,7 +349,7 @@ async fn forms_launch_and_carry_on_sessions_for_those_the_api_allows() {
     assert_eq!(r.status(), StatusCode::CREATED);
     let long: Value = r.json().await.unwrap();
     let long_id = long["id"].as_str().unwrap().to_owned();
-    let long_page = format!("/ann/mono/-/agents/{long_id}");
+    let long_page = format!("/ann/mono/agents/{long_id}");
     w.until(&long_id, |s| s["state"] == "running").await;
     let (_, html) = w.page(&ann, &long_page).await;
     assert!(html.contains(r#"id="stop-form""#), "{html}");
@@ -366,12 +366,12 @@ async fn forms_launch_and_carry_on_sessions_for_those_the_api_allows() {
 
     // The list: both, with their branch, launcher and state; the monorepo and repo
     // pages link to it.
-    let (status, html) = w.page(&bob, "/ann/mono/-/agents").await;
+    let (status, html) = w.page(&bob, "/ann/mono/agents").await;
     assert_eq!(status, StatusCode::OK, "{html}");
     for (sid, state, who) in [(&id, "idle", "ann"), (&long_id, "stopped", "bob")] {
         let row = html
             .split("<li ")
-            .find(|li| li.contains(&format!("/ann/mono/-/agents/{sid}")))
+            .find(|li| li.contains(&format!("/ann/mono/agents/{sid}")))
             .unwrap_or_else(|| panic!("no row of {sid} in {html}"));
         assert!(
             row.contains(&format!(r#"<span class="badge {state}">"#)),
@@ -382,23 +382,23 @@ async fn forms_launch_and_carry_on_sessions_for_those_the_api_allows() {
         assert!(row.contains("last activity <time"), "{row}");
     }
     assert_eq!(html.matches("<script").count(), 1, "{html}");
-    let (_, other) = w.page(&bob, "/ann/mono/-/agents?repo=other").await;
+    let (_, other) = w.page(&bob, "/ann/mono/agents?repo=other").await;
     assert!(!other.contains(&id), "{other}");
     let (_, html) = w.page(&ann, "/ann/mono").await;
-    assert!(html.contains(r#"href="/ann/mono/-/agents""#), "{html}");
+    assert!(html.contains(r#"href="/ann/mono/agents""#), "{html}");
     let (_, html) = w.page(&ann, "/ann/mono/-/app").await;
     assert!(
-        html.contains(r#"href="/ann/mono/-/agents?repo=app""#),
+        html.contains(r#"href="/ann/mono/agents?repo=app""#),
         "{html}"
     );
     let (_, html) = w.page(&ann, BRANCH_PAGE).await;
-    assert!(html.contains(&format!("/ann/mono/-/agents/{id}")), "{html}");
+    assert!(html.contains(&format!("/ann/mono/agents/{id}")), "{html}");
 
     // Chats: ann's own, on her chats page alone.
     let (status, to) = w
         .post_form(
             &ann,
-            "/ann/mono/-/chats",
+            "/ann/mono/chats",
             Some(&origin),
             &[("message", "Where is the retry logic?"), ("model", "m")],
         )
@@ -407,15 +407,12 @@ async fn forms_launch_and_carry_on_sessions_for_those_the_api_allows() {
     let chat = id_of(to.as_deref().unwrap());
     let s = w.settled(&chat).await;
     assert_eq!(s["kind"], "chat", "{s}");
-    let (_, html) = w.page(&ann, "/ann/mono/-/chats").await;
-    assert!(
-        html.contains(&format!("/ann/mono/-/agents/{chat}")),
-        "{html}"
-    );
+    let (_, html) = w.page(&ann, "/ann/mono/chats").await;
+    assert!(html.contains(&format!("/ann/mono/agents/{chat}")), "{html}");
     assert!(html.contains("Where is the retry logic?"), "{html}");
-    let (_, html) = w.page(&bob, "/ann/mono/-/chats").await;
+    let (_, html) = w.page(&bob, "/ann/mono/chats").await;
     assert!(!html.contains(&chat), "{html}");
-    let chat_page = format!("/ann/mono/-/agents/{chat}");
+    let chat_page = format!("/ann/mono/agents/{chat}");
     assert_eq!(w.page(&bob, &chat_page).await.0, StatusCode::NOT_FOUND);
     let (status, html) = w.page(&ann, &chat_page).await;
     assert_eq!(status, StatusCode::OK);
@@ -431,7 +428,7 @@ async fn on_session_page(browser: &Browser) -> String {
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
         if let Ok(url) = browser.client.current_url().await
-            && url.path().starts_with("/ann/mono/-/agents/")
+            && url.path().starts_with("/ann/mono/agents/")
         {
             return id_of(url.path());
         }
@@ -538,7 +535,7 @@ async fn in_a_browser_a_session_launches_follows_its_transcript_takes_a_message_
     // The list, from the monorepo page's link.
     browser.goto(&w.app.url("/ann/mono")).await;
     browser.click("#agents-link").await;
-    browser.wait_for_path("/ann/mono/-/agents").await;
+    browser.wait_for_path("/ann/mono/agents").await;
     let list = browser.wait_for_text("#sessions", "stopped").await;
     assert!(list.contains("idle") && list.contains("app:feat"), "{list}");
     assert!(
@@ -555,7 +552,7 @@ async fn in_a_browser_a_session_launches_follows_its_transcript_takes_a_message_
         .await
         .unwrap();
     assert_eq!(r.status(), StatusCode::CREATED);
-    browser.goto(&w.app.url("/ann/mono/-/issues/1")).await;
+    browser.goto(&w.app.url("/ann/mono/issues/1")).await;
     browser.click("#address-agent summary").await;
     browser.fill("#address-prompt", "Keep it small").await;
     browser.click("#address-submit").await;
@@ -572,14 +569,14 @@ async fn in_a_browser_a_session_launches_follows_its_transcript_takes_a_message_
         (&json!(1), &json!("idle")),
         "{s}"
     );
-    browser.goto(&w.app.url("/ann/mono/-/issues/1")).await;
+    browser.goto(&w.app.url("/ann/mono/issues/1")).await;
     browser
         .wait_for_text("#issue-sessions", "app:issue-1-fix-the-login")
         .await;
 
     // The session page reads at 360 px without scrolling sideways.
     browser
-        .goto(&w.app.url(&format!("/ann/mono/-/agents/{id}")))
+        .goto(&w.app.url(&format!("/ann/mono/agents/{id}")))
         .await;
     browser
         .click("details.tool-call[data-call='c1'] summary")

@@ -276,7 +276,7 @@ async fn a_member_files_an_issue_discusses_reacts_and_closes_it_in_the_browser()
     wide_window(&browser).await;
 
     // Signed out, the issues send ann to sign in, and back.
-    w.sign_in_at(&browser, "/ann/mono/-/issues").await;
+    w.sign_in_at(&browser, "/ann/mono/issues").await;
     browser
         .wait_for_text("#issues", "Search ignores accents")
         .await;
@@ -290,7 +290,7 @@ async fn a_member_files_an_issue_discusses_reacts_and_closes_it_in_the_browser()
         .fill("#new-issue-body", "Seen on **narrow** screens only.")
         .await;
     browser.click("#new-issue button[type=\"submit\"]").await;
-    browser.wait_for_path("/ann/mono/-/issues/3").await;
+    browser.wait_for_path("/ann/mono/issues/3").await;
     browser
         .wait_for_text(".issue-title", "The footer covers the sign-in button")
         .await;
@@ -361,7 +361,7 @@ async fn a_member_files_an_issue_discusses_reacts_and_closes_it_in_the_browser()
     wide_window(&browser).await;
 
     // The list: the two open ones, the closed one under its tab.
-    browser.goto(&w.app.url("/ann/mono/-/issues")).await;
+    browser.goto(&w.app.url("/ann/mono/issues")).await;
     browser.wait_for_text("#issue-tabs", "Closed 1").await;
     let open = browser.find("#issues").await.text().await.unwrap();
     assert!(open.contains("Document the release steps"), "{open}");
@@ -369,7 +369,7 @@ async fn a_member_files_an_issue_discusses_reacts_and_closes_it_in_the_browser()
     browser.screenshot(&screenshots(), "issues").await;
     let list_overflow = overflow_at_360(&browser, Some("issues")).await;
     browser
-        .goto(&w.app.url("/ann/mono/-/issues?state=closed"))
+        .goto(&w.app.url("/ann/mono/issues?state=closed"))
         .await;
     browser
         .wait_for_text("#issues", "#3 The footer covers the sign-in button")
@@ -638,7 +638,7 @@ async fn a_keyboard_user_skips_to_the_content_and_reaches_the_comment_box() {
     )
     .await;
     wide_window(&browser).await;
-    let page = "/ann/mono/-/issues/1";
+    let page = "/ann/mono/issues/1";
     w.sign_in_at(&browser, page).await;
     // A fresh load: nothing has focus yet.
     browser.goto(&w.app.url(page)).await;

@@ -1,5 +1,5 @@
-//! CI in the web against a fake Buildkite: the monorepo's builds (`/-/ci`), a build with
-//! its jobs, annotations and artifacts (`/-/ci/builds/{id}`), a job's log tail with its
+//! CI in the web against a fake Buildkite: the monorepo's builds (`/ci`), a build with
+//! its jobs, annotations and artifacts (`/ci/builds/{id}`), a job's log tail with its
 //! escape codes as colour and following live while the job runs, and the forms that
 //! steer a build (plain POSTs with the service's Origin, then a redirect).
 
@@ -98,7 +98,7 @@ impl World {
     }
 
     fn build_page(&self) -> String {
-        format!("/ann/mono/-/ci/builds/{}", self.id())
+        format!("/ann/mono/ci/builds/{}", self.id())
     }
 
     /// Buildkite's webhook about the build's job.
@@ -146,7 +146,7 @@ async fn builds_jobs_and_a_coloured_log_tail_for_members_only() {
     log.extend_from_slice(b"<script>alert(1)</script>\n10%\r55%\r100%\n\x1b[92mdone\x1b[0m\n");
     w.fake.set_log("job-1", &log);
 
-    let (status, html) = w.page(Some(&w.cookie), "/ann/mono/-/ci").await;
+    let (status, html) = w.page(Some(&w.cookie), "/ann/mono/ci").await;
     assert_eq!(status, StatusCode::OK, "{html}");
     let number = w.build["number"].as_i64().unwrap();
     assert!(html.contains(&format!("pipe #{number}")), "{html}");
@@ -210,7 +210,7 @@ async fn builds_jobs_and_a_coloured_log_tail_for_members_only() {
         .bootstrap(json!({"email": "bob@example.com", "login": "bob", "password": PASSWORD}))
         .await;
     let bob = w.app.sign_in("bob", PASSWORD).await;
-    for path in ["/ann/mono/-/ci", &w.build_page(), &job] {
+    for path in ["/ann/mono/ci", &w.build_page(), &job] {
         let (status, html) = w.page(Some(&bob), path).await;
         assert_eq!(status, StatusCode::NOT_FOUND, "{path}");
         assert!(html.contains("There is nothing here you can see"), "{path}");

@@ -42,7 +42,7 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
 fn page(target: &MonorepoTarget, s: &Session) -> String {
     let monorepo = browser::monorepo_of(target);
     match (s.issue, &s.repo, &s.branch) {
-        (Some(issue), _, _) => format!("{monorepo}/-/issues/{issue}"),
+        (Some(issue), _, _) => format!("{monorepo}/issues/{issue}"),
         (None, Some(repo), Some(branch)) => format!(
             "{monorepo}/-/{}/branches/{}",
             target::encode(repo),

@@ -36,7 +36,7 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
     let issue: Issue = target.session.get(&path)?;
     if args.web {
         let page = format!(
-            "{}/-/issues/{}",
+            "{}/issues/{}",
             browser::monorepo_of(&target),
             issue.row.number
         );

@@ -289,10 +289,10 @@ pub async fn bench(opts: Options) -> anyhow::Result<()> {
             format!("commit: {}-file diff", opts.files),
             commit_page.clone(),
         ),
-        (format!("issues ({ISSUES})"), format!("{m}/-/issues")),
+        (format!("issues ({ISSUES})"), format!("{m}/issues")),
         (
             format!("issue: {COMMENTS} comments"),
-            format!("{m}/-/issues/{}", seeded.long_issue),
+            format!("{m}/issues/{}", seeded.long_issue),
         ),
         (
             "artifact viewer".into(),
