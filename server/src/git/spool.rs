@@ -21,12 +21,21 @@ impl SpoolDir {
     pub fn create(data_dir: &Path) -> std::io::Result<SpoolDir> {
         let tmp = data_dir.join("tmp");
         std::fs::create_dir_all(&tmp)?;
-        let id = crate::token::new_id("");
         // Locked under another name, then renamed: a lock file never shows unlocked.
-        let fresh = tmp.join(format!("pushes-{id}.lock.new"));
-        let lock = File::create(&fresh)?;
-        lock.lock()?;
-        std::fs::rename(&fresh, tmp.join(format!("pushes-{id}.lock")))?;
+        // Another process's `remove_leftovers` may take the new file in the moment
+        // before it is locked (as it takes one a killed process left): then again.
+        let mut tries = 0;
+        let (id, lock) = loop {
+            let id = crate::token::new_id("");
+            let fresh = tmp.join(format!("pushes-{id}.lock.new"));
+            let lock = File::create(&fresh)?;
+            lock.lock()?;
+            match std::fs::rename(&fresh, tmp.join(format!("pushes-{id}.lock"))) {
+                Ok(()) => break (id, lock),
+                Err(e) if e.kind() == ErrorKind::NotFound && tries < 3 => tries += 1,
+                Err(e) => return Err(e),
+            }
+        };
         let path = tmp.join(format!("pushes-{id}"));
         std::fs::create_dir(&path)?;
         Ok(SpoolDir { path, _lock: lock })
@@ -51,6 +60,13 @@ pub fn remove_leftovers(data_dir: &Path) {
     };
     for entry in entries.flatten() {
         let name = entry.file_name();
+        // A lock file a process died making: unlocked, it is no live process's.
+        if name.to_str().is_some_and(|n| n.ends_with(".lock.new")) {
+            if File::open(entry.path()).is_ok_and(|f| f.try_lock().is_ok()) {
+                let _ = std::fs::remove_file(entry.path());
+            }
+            continue;
+        }
         let Some(id) = name
             .to_str()
             .and_then(|n| n.strip_prefix("pushes-"))
@@ -90,6 +106,9 @@ mod tests {
         let left = dead.file();
         std::fs::write(&left, b"half a push").expect("spool");
         drop(dead);
+        // A lock file a process was killed making, before it was renamed.
+        let half_made = data.path().join("tmp/pushes-killed.lock.new");
+        std::fs::write(&half_made, b"").expect("lock file");
         // Another test's thread forking a child holds a copy of every open descriptor,
         // the dropped lock's too, until the child execs: try again past that moment.
         for _ in 0..50 {
@@ -100,6 +119,7 @@ mod tests {
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
         assert!(!left.exists(), "the dead process's spool is removed");
+        assert!(!half_made.exists(), "the half-made lock file is removed");
         let names: Vec<String> = std::fs::read_dir(data.path().join("tmp"))
             .expect("tmp")
             .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
