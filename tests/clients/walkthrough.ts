@@ -106,10 +106,13 @@ check(diff.files.map((f) => f.path).join() === "README.md", "branchDiff's files"
 check(diff.stats.additions === 1 && diff.stats.deletions === 0, "branchDiff's stats", diff.stats);
 step(`branchDiff: ${diff.files_total} file, +${diff.stats.additions} -${diff.stats.deletions}`);
 
-const merged = must(
+const answer = must(
   await client.POST("/v1/monorepos/{owner}/{monorepo}/repos/{repo}/branches/{branch}/merge", { params: onFeature }),
   "mergeBranch",
 );
+// 200 is the merge; 202 a queue entry (a repo with `merge_queue = true`, not this one).
+if (!("merged_by" in answer)) throw new Error(`mergeBranch queued the branch: ${JSON.stringify(answer)}`);
+const merged = answer;
 check(merged.merged_by === login && !merged.forced, "mergeBranch's answer", merged);
 step(`merged feature as ${merged.sha.slice(0, 12)}`);
 
