@@ -433,7 +433,8 @@ pub struct QueueEntry {
     /// `queued` (no speculative commit yet), `testing`, `landed` or `left`.
     pub state: String,
     /// Why it left: `checks_failed`, `conflict`, `timeout`, `by_hand`, `not_open`,
-    /// `nothing_to_merge` or `checks_unknown`.
+    /// `nothing_to_merge`, `checks_unknown`, `access_lost`, or `change_left` (another
+    /// repo's entry of its change left).
     pub reason: Option<String>,
     /// The branch head under test.
     pub head: String,
@@ -454,6 +455,10 @@ pub struct QueueEntry {
     pub deadline: OffsetDateTime,
     #[serde(with = "crate::rfc3339_opt")]
     pub ended_at: Option<OffsetDateTime>,
+    /// The change it is part of (`mergeChange` on repos with a queue): the change's
+    /// entries, one per repo, land together once each is at its queue's front and green.
+    #[serde(default)]
+    pub change: Option<String>,
 }
 
 /// `listQueue`'s answer: the entries in the queue, front first, then the latest out of it.
@@ -483,6 +488,17 @@ pub struct ChangeMerge {
     pub change: String,
     /// One merge per repo, by repo name.
     pub merges: Vec<MergeResult>,
+}
+
+/// `mergeChange`'s answer (202) when the change goes through merge queues: its entry in
+/// each repo's queue. The entries land together, every main at once, or none.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ChangeQueued {
+    /// The change's id, which its entries, `merged` events and `change.merged` carry.
+    pub change: String,
+    /// One entry per repo, by repo name.
+    pub entries: Vec<QueueEntry>,
 }
 
 /// The kind of a review.

@@ -7,10 +7,11 @@ use time::OffsetDateTime;
 
 use crate::monorepo::{Monorepo, MonorepoList};
 
-/// Why a branch needs its person, checked in this order.
+/// Why a branch needs its person: `conflicts`, `failing`, `ready` checked in this order,
+/// or where it is in a merge queue (`queued`, `left_queue`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "snake_case")]
 pub enum NeedState {
     /// The stored dry run for the current head conflicts with main.
     Conflicts,
@@ -18,6 +19,11 @@ pub enum NeedState {
     Failing,
     /// Facts for the current main and head say clean, and the merge gate passes.
     Ready,
+    /// In its repo's merge queue: `queue` says where and how its tested commit does.
+    Queued,
+    /// It left the merge queue since its last push (`queue` says why: its tested commit's
+    /// checks failed, it conflicted with the entries ahead, it timed out...).
+    LeftQueue,
 }
 
 impl NeedState {
@@ -26,6 +32,8 @@ impl NeedState {
             Self::Conflicts => "conflicts",
             Self::Failing => "failing",
             Self::Ready => "ready",
+            Self::Queued => "queued",
+            Self::LeftQueue => "left_queue",
         }
     }
 }
@@ -47,6 +55,9 @@ pub struct NeedRow {
     pub pushed_at: OffsetDateTime,
     /// Conflicting paths (`conflicts` only; null otherwise).
     pub paths: Option<Vec<String>>,
+    /// Its merge queue entry (`queued` and `left_queue` only; null otherwise).
+    #[serde(default)]
+    pub queue: Option<crate::branch::QueueEntry>,
 }
 
 /// The newest of a person's open assigned issues in one monorepo.
@@ -70,8 +81,8 @@ pub struct IssuesNeed {
     pub newest: IssueNeed,
 }
 
-/// `GET /v1/branches`: ordered `conflicts`, `failing`, `ready`, then most recently
-/// pushed first.
+/// `GET /v1/branches`: ordered `conflicts`, `failing`, `left_queue`, `ready`, `queued`,
+/// then most recently pushed first.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct NeedsList {

@@ -8,15 +8,18 @@
   const $$ = (sel, root = document) => Array.from(root.querySelectorAll(sel));
   const wsUrl = (path) => (location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + path;
 
-  // "5 minutes ago" for every <time datetime>, refreshed each minute.
+  // "5 minutes ago" (or "in 5 minutes", for a time to come) for every <time datetime>,
+  // refreshed each minute.
   const ago = (iso) => {
-    const s = Math.round((Date.now() - Date.parse(iso)) / 1000);
-    if (!Number.isFinite(s)) return null;
+    const d = Math.round((Date.now() - Date.parse(iso)) / 1000);
+    if (!Number.isFinite(d)) return null;
+    const s = Math.abs(d);
     if (s < 45) return 'just now';
     const units = [['year', 31536000], ['month', 2592000], ['day', 86400], ['hour', 3600], ['minute', 60]];
     for (const [name, size] of units) {
       const n = Math.round(s / size);
-      if (n >= 1 && s >= size * 0.75) return n + ' ' + name + (n === 1 ? '' : 's') + ' ago';
+      const text = n + ' ' + name + (n === 1 ? '' : 's');
+      if (n >= 1 && s >= size * 0.75) return d < 0 ? 'in ' + text : text + ' ago';
     }
     return 'just now';
   };
@@ -434,6 +437,9 @@
         return kept;
       },
       restore: (kept) => {
+        // The threads shown changed: so may the passages to highlight.
+        const doc = readable();
+        if (doc) highlight(doc);
         for (const [id, k] of Object.entries(kept || {})) {
           const li = document.getElementById('thread-' + id);
           if (!li) continue;
@@ -480,9 +486,48 @@
           ? frame.contentDocument : null;
       } catch (_) { return null; }
     };
+    // Highlights the passages the open threads quote in the framed document, with CSS
+    // highlights (its markup stays as it is). Whitespace runs count as one space on
+    // both sides, as a selection's text and the document's text nodes differ there.
+    const highlight = (doc) => {
+      const win = doc.defaultView;
+      if (!win || !win.CSS || !win.CSS.highlights || !win.Highlight) return;
+      if (!doc.getElementById('svc-quote-style')) {
+        const style = doc.createElement('style');
+        style.id = 'svc-quote-style';
+        style.textContent = '::highlight(svc-quote){background:var(--mark,#fff1a8);color:inherit}';
+        (doc.head || doc.documentElement).append(style);
+      }
+      const flat = (t) => t.replace(/\s+/g, ' ').trim();
+      const quotes = [...art.querySelectorAll('.thread:not(.resolved) blockquote.quote')]
+        .map((b) => flat(b.textContent.replace(/…$/, ''))).filter((q) => q.length > 1);
+      let text = '';
+      const where = [];
+      const walk = doc.createTreeWalker(doc.body, win.NodeFilter.SHOW_TEXT);
+      for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+        for (let i = 0; i < n.data.length; i++) {
+          const c = /\s/.test(n.data[i]) ? ' ' : n.data[i];
+          if (c === ' ' && text.endsWith(' ')) continue;
+          text += c;
+          where.push([n, i]);
+        }
+      }
+      const ranges = [];
+      for (const q of quotes) {
+        const at = text.indexOf(q);
+        if (at < 0) continue;
+        const r = doc.createRange();
+        const [from, to] = [where[at], where[at + q.length - 1]];
+        r.setStart(from[0], from[1]);
+        r.setEnd(to[0], to[1] + 1);
+        ranges.push(r);
+      }
+      win.CSS.highlights.set('svc-quote', new win.Highlight(...ranges));
+    };
     const offer = () => {
       const doc = readable();
       if (!doc) return;
+      highlight(doc);
       if (pick) pick.hidden = false;
       const h = doc.documentElement.scrollHeight;
       if (h > 0) frame.style.height = Math.min(Math.max(h + 24, 320), 4000) + 'px';

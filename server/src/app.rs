@@ -63,8 +63,15 @@ pub async fn launch(
     });
     tokio::spawn(crate::presence::keep(state.clone()));
     tokio::spawn(crate::hooks::worker::run(state.clone()));
-    tokio::spawn(crate::auto_merge::run(state.clone()));
-    tokio::spawn(crate::merge_queue::run(state.clone()));
+    tokio::spawn(crate::pokes::serve::<crate::auto_merge::Worker>(
+        state.clone(),
+    ));
+    tokio::spawn(crate::pokes::serve::<crate::merge_queue::Worker>(
+        state.clone(),
+    ));
+    tokio::spawn(crate::pokes::serve::<crate::queued_changes::Worker>(
+        state.clone(),
+    ));
     tokio::spawn(crate::feed::prune_forever(store.clone()));
     tokio::spawn(crate::agents::supervise::sweep(state.clone()));
     tokio::spawn(crate::rate_limit::forget_idle_forever(state.clone()));

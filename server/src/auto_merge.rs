@@ -10,20 +10,19 @@
 //! someone other than its armer pushes to it (`pushed_by_other`, in the push's
 //! recording), when its merge is refused (`merge_refused:<code>`: conflicts,
 //! `checks_unknown`, nothing to merge...), when its armer can no longer merge in the
-//! monorepo (`access_lost`), or by hand (`by_hand`). Merging or deleting the branch
+//! monorepo (`access_lost`), or by hand (`by_hand`). On a repo with a merge queue a
+//! passing gate does not merge: the branch joins the queue as its armer, and the arming
+//! ends with `joined_queue` (the queue's own events follow the entry). Merging or deleting the branch
 //! clears it without an event (the `merged` or `branch.deleted` event says it).
 
-use std::collections::HashMap;
-use std::sync::Mutex;
 use std::time::Duration;
 
 use serde_json::json;
 use svc_protocol::ErrorCode;
 use svc_protocol::branch::ChecksState;
-use tokio::sync::mpsc;
 
 use crate::authz::role_of;
-use crate::checks::checks_in;
+use crate::checks::{checks_in, merge_queue_on};
 use crate::error::{ApiError, ApiResult};
 use crate::git::record::{self, Actor, Pending};
 use crate::merging::{Merger, land};
@@ -40,113 +39,33 @@ pub const SWEEP_EVERY: Duration = Duration::from_secs(5);
 pub const PUSHED_BY_OTHER: &str = "pushed_by_other";
 pub const BY_HAND: &str = "by_hand";
 pub const ACCESS_LOST: &str = "access_lost";
+/// The gate passed on a repo with a merge queue: the branch joined the queue.
+pub const JOINED_QUEUE: &str = "joined_queue";
 
 /// The reason of a disarming by a refused merge: `merge_refused:<error code>`.
 pub fn refused(code: ErrorCode) -> String {
     format!("merge_refused:{}", code.as_str())
 }
 
-/// The repos to look at, fed by whatever may let an armed branch merge (auto-merge) or
-/// a merge queue move on (`merge_queue`, which has one of its own).
-pub struct Queue {
-    /// Repos being looked at or waiting to be; true when poked again meanwhile.
-    busy: Mutex<HashMap<String, bool>>,
-    tx: mpsc::UnboundedSender<String>,
-    rx: Mutex<Option<mpsc::UnboundedReceiver<String>>>,
-}
+/// The auto-merge worker: a look merges a repo's armed branches whose gate passed; the
+/// sweep finds every repo with an armed branch.
+pub struct Worker;
 
-impl Default for Queue {
-    fn default() -> Queue {
-        let (tx, rx) = mpsc::unbounded_channel();
-        Queue {
-            busy: Mutex::default(),
-            tx,
-            rx: Mutex::new(Some(rx)),
-        }
-    }
-}
+impl crate::pokes::Worker for Worker {
+    const WHAT: &'static str = "auto-merge";
+    const SWEEP_EVERY: Duration = SWEEP_EVERY;
 
-impl Queue {
-    /// Asks for the repo's armed branches to be looked at (once more after the look under
-    /// way, however often it is asked meanwhile).
-    pub fn poke(&self, repo_id: &str) {
-        let new = match self.busy.lock() {
-            Ok(mut busy) => match busy.get_mut(repo_id) {
-                Some(again) => {
-                    *again = true;
-                    false
-                }
-                None => {
-                    busy.insert(repo_id.to_owned(), false);
-                    true
-                }
-            },
-            Err(_) => false,
-        };
-        if new {
-            // The receiver lives as long as the server; a send error means shutdown.
-            let _ = self.tx.send(repo_id.to_owned());
-        }
+    fn pokes(state: &AppState) -> &crate::pokes::Pokes {
+        &state.auto_merge
     }
 
-    /// The receiving end of the pokes, for the one worker that looks (once).
-    pub(crate) fn take_receiver(&self) -> Option<mpsc::UnboundedReceiver<String>> {
-        self.rx.lock().ok().and_then(|mut rx| rx.take())
+    fn look(state: &AppState, repo_id: &str) -> impl Future<Output = ApiResult<()>> + Send {
+        look_at(state, repo_id)
     }
 
-    /// A look at the repo ended: true when it was poked meanwhile and must look again.
-    pub(crate) fn done(&self, repo_id: &str) -> bool {
-        let Ok(mut busy) = self.busy.lock() else {
-            return false;
-        };
-        match busy.get_mut(repo_id) {
-            Some(again) if *again => {
-                *again = false;
-                true
-            }
-            _ => {
-                busy.remove(repo_id);
-                false
-            }
-        }
-    }
-}
-
-/// Looks at each poked repo, and sweeps every repo with an armed branch every
-/// [`SWEEP_EVERY`]; runs as long as the server.
-pub async fn run(state: AppState) {
-    let Some(mut rx) = state.auto_merge.take_receiver() else {
-        return;
-    };
-    tokio::spawn(sweep_forever(state.clone()));
-    while let Some(repo_id) = rx.recv().await {
-        let state = state.clone();
-        tokio::spawn(async move {
-            loop {
-                if let Err(e) = look_at(&state, &repo_id).await {
-                    tracing::warn!(repo = %repo_id, error = %e.message, "cannot auto-merge");
-                }
-                if !state.auto_merge.done(&repo_id) {
-                    break;
-                }
-            }
-        });
-    }
-}
-
-async fn sweep_forever(state: AppState) {
-    let mut every = tokio::time::interval(SWEEP_EVERY);
-    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        every.tick().await;
-        let found = match state.store.read().await {
-            Ok(mut conn) => branches::repos_with_armed(conn.h()).await,
-            Err(e) => Err(e),
-        };
-        match found {
-            Ok(repos) => repos.iter().for_each(|r| state.auto_merge.poke(r)),
-            Err(e) => tracing::warn!(error = %e, "cannot list the repos with armed branches"),
-        }
+    async fn due(state: &AppState) -> ApiResult<Vec<String>> {
+        let mut conn = state.store.read().await?;
+        Ok(branches::repos_with_armed(conn.h()).await?)
     }
 }
 
@@ -223,6 +142,18 @@ async fn merge_one(
         login,
         agent: b.auto_merge.auto_merge_agent.clone(),
     };
+    let queued = {
+        let mut conn = state.store.read().await?;
+        merge_queue_on(conn.h(), state, monorepo, repo).await?
+    };
+    if queued {
+        // A repo with a merge queue: the branch joins it as its armer, and the arming is
+        // spent (the entry's own events follow it from here).
+        drop(lock);
+        let entry = crate::merge_queue::enqueue(state, repo, &now, &by).await?;
+        tracing::info!(repo = %repo.id, branch = %b.name, entry = %entry.id, by = %by.login, "auto-merge joined the merge queue");
+        return disarm(state, repo, &b, JOINED_QUEUE, None).await;
+    }
     let landed = land(state, &repo.id, &b.name, &by, false).await;
     drop(lock);
     match landed {

@@ -17,9 +17,10 @@ use std::collections::BTreeMap;
 
 use gix::ObjectId;
 use serde_json::json;
+use svc_protocol::ErrorCode;
 use svc_protocol::branch::{ChangeMerge, MergeResult};
 
-use crate::error::ApiError;
+use crate::error::{ApiError, ApiResult};
 use crate::git::merge;
 use crate::git::record::{self, Actor};
 use crate::state::AppState;
@@ -40,15 +41,63 @@ pub struct Part {
 }
 
 /// Why a change's mains could not all move: the repo whose main refused, and why.
-pub struct Refused {
+struct Refused {
     pub repo: String,
     pub error: merge::Error,
+}
+
+/// Lands parts whose merges are made: writes them pending under `change`, moves every
+/// main (or, when one refuses, none), and records them all in one transaction. None when
+/// a main moved under its merge (nothing landed: make the merges again).
+pub async fn land(
+    state: &AppState,
+    change: &str,
+    parts: &[Part],
+) -> ApiResult<Option<ChangeMerge>> {
+    {
+        let mut tx = state.store.begin().await?;
+        for part in parts {
+            merges::insert(tx.h(), &part.row).await?;
+        }
+        tx.commit().await?;
+    }
+    crate::crash::point("change.pending");
+    if let Err(refused) = move_mains(state, parts).await {
+        drop_pending(&state.store, change).await?;
+        return match refused {
+            MoveError::Refused(Refused {
+                error: merge::Error::RefMoved(_),
+                ..
+            }) => Ok(None),
+            MoveError::Refused(Refused { repo, error }) => Err(ApiError::conflict(
+                ErrorCode::MainMoved,
+                format!("{repo}: main cannot move ({error}); no repo's main moved, try again"),
+            )),
+            MoveError::Api(e) => Err(e),
+        };
+    }
+    crate::crash::point("change.moved");
+    let rows: Vec<_> = parts
+        .iter()
+        .map(|p| (p.repo.clone(), p.row.clone()))
+        .collect();
+    let (answer, recorded) = match record(state, change, &rows).await {
+        Ok(done) => done,
+        Err(e) => {
+            abandon(state, change, parts).await;
+            return Err(ApiError::internal(e));
+        }
+    };
+    for (repo_id, r) in &recorded {
+        state.facts.after_record(repo_id, r).await;
+    }
+    Ok(Some(answer))
 }
 
 /// Moves every part's main from its head to its merge, in order. When one refuses, the
 /// mains moved before it are put back (compare-and-swap from the merge) and its error
 /// answers; nothing is recorded either way.
-pub async fn move_mains(state: &AppState, parts: &[Part]) -> Result<(), MoveError> {
+async fn move_mains(state: &AppState, parts: &[Part]) -> Result<(), MoveError> {
     let mut moved: Vec<&Part> = Vec::new();
     for part in parts {
         let main_ref = format!("refs/heads/{}", part.repo.default_branch);
@@ -81,7 +130,7 @@ pub async fn move_mains(state: &AppState, parts: &[Part]) -> Result<(), MoveErro
 }
 
 /// Why the mains did not all move: an API error, or a main that refused to move.
-pub enum MoveError {
+enum MoveError {
     Api(ApiError),
     Refused(Refused),
 }
@@ -108,7 +157,7 @@ async fn put_back(state: &AppState, parts: &[&Part]) -> bool {
 
 /// Puts back the mains of a change that moved but cannot be recorded, and drops its
 /// pending merges.
-pub async fn abandon(state: &AppState, change: &str, parts: &[Part]) {
+async fn abandon(state: &AppState, change: &str, parts: &[Part]) {
     let all: Vec<&Part> = parts.iter().collect();
     put_back(state, &all).await;
     if let Err(e) = drop_pending(&state.store, change).await {

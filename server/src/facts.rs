@@ -16,10 +16,10 @@ use serde_json::json;
 use svc_protocol::event::ZERO_SHA;
 use tokio::sync::mpsc;
 
-use crate::auto_merge::Queue as AutoMergeQueue;
 use crate::git::read::Repo;
 use crate::git::record::{self, Recorded};
 use crate::git::storage;
+use crate::pokes::Pokes;
 use crate::store::branches::{self, BranchRow, Facts};
 use crate::store::{self, Store, now_ms, repos};
 
@@ -48,7 +48,7 @@ pub struct Worker {
     locks: Mutex<HashMap<Key, Arc<tokio::sync::Mutex<()>>>>,
     tx: mpsc::UnboundedSender<Key>,
     /// Told when an armed branch's facts are stored (its merge may go now).
-    auto_merge: Arc<AutoMergeQueue>,
+    auto_merge: Arc<Pokes>,
 }
 
 /// True when the facts are for `head` against `main`.
@@ -59,7 +59,7 @@ pub fn fresh(b: &BranchRow, main: Option<&str>) -> bool {
 
 impl Worker {
     /// Starts the workers; they stop when the last handle is dropped.
-    pub fn start(store: Store, data_dir: PathBuf, auto_merge: Arc<AutoMergeQueue>) -> Arc<Worker> {
+    pub fn start(store: Store, data_dir: PathBuf, auto_merge: Arc<Pokes>) -> Arc<Worker> {
         let (tx, rx) = mpsc::unbounded_channel();
         let worker = Arc::new(Worker {
             store,

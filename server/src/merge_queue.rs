@@ -28,7 +28,7 @@ use serde_json::json;
 use svc_protocol::ErrorCode;
 use svc_protocol::branch::{ChecksState, QueueEntry};
 
-use crate::checks::checks_in;
+use crate::checks::{checks_in, merge_queue_on};
 use crate::error::{ApiError, ApiResult};
 use crate::git::merge::{self, Person};
 use crate::git::record::{self, Actor, Pending};
@@ -57,6 +57,8 @@ pub const BY_HAND: &str = "by_hand";
 pub const NOT_OPEN: &str = "not_open";
 pub const NOTHING_TO_MERGE: &str = "nothing_to_merge";
 pub const ACCESS_LOST: &str = "access_lost";
+/// Another repo's entry of the same change left: a change lands whole or not at all.
+pub const CHANGE_LEFT: &str = "change_left";
 
 /// Entries out of the queue that listQueue shows after those in it.
 const ENDED_LISTED: i64 = 20;
@@ -93,9 +95,29 @@ pub async fn enqueue(
         return Ok(view(&repo.name, &e, position(&ahead, &e.id)));
     }
     let now = now_ms();
+    let row = new_entry(state, repo, b, by, None, now);
+    let row = queue::insert(tx.h(), &row).await?;
+    let all = queue::active(tx.h(), &repo.id).await?;
+    let entry = view(&repo.name, &row, position(&all, &row.id));
+    let ev = event("queue.entered", repo, &entry, None);
+    record::append(tx.h(), repo, &[ev], now).await?;
+    tx.commit().await?;
+    state.merge_queue.poke(&repo.id);
+    Ok(entry)
+}
+
+/// A new entry of the open branch `b` by `by`, to be inserted at the back of the queue.
+pub(crate) fn new_entry(
+    state: &AppState,
+    repo: &RepoRow,
+    b: &BranchRow,
+    by: &Merger,
+    change: Option<String>,
+    now: i64,
+) -> QueueRow {
     let timeout = i64::try_from(state.config.merge_queue.timeout_secs.saturating_mul(1000))
         .unwrap_or(i64::MAX);
-    let row = QueueRow {
+    QueueRow {
         id: crate::token::new_id("q_"),
         repo_id: repo.id.clone(),
         branch: b.name.clone(),
@@ -111,15 +133,8 @@ pub async fn enqueue(
         created_at: now,
         deadline: now.saturating_add(timeout),
         ended_at: None,
-    };
-    let row = queue::insert(tx.h(), &row).await?;
-    let all = queue::active(tx.h(), &repo.id).await?;
-    let entry = view(&repo.name, &row, position(&all, &row.id));
-    let ev = event("queue.entered", repo, &entry, None);
-    record::append(tx.h(), repo, &[ev], now).await?;
-    tx.commit().await?;
-    state.merge_queue.poke(&repo.id);
-    Ok(entry)
+        change_id: change,
+    }
 }
 
 /// Takes the branch's entry out of the repo's queue by hand (`by_hand`), under the
@@ -179,7 +194,7 @@ pub async fn by_branch(
 }
 
 /// 1-based place of `id` among the entries in the queue.
-fn position(active: &[QueueRow], id: &str) -> Option<i64> {
+pub(crate) fn position(active: &[QueueRow], id: &str) -> Option<i64> {
     let at = active.iter().position(|r| r.id == id)?;
     i64::try_from(at + 1).ok()
 }
@@ -202,12 +217,18 @@ pub fn view(repo: &str, r: &QueueRow, position: Option<i64>) -> QueueEntry {
         created_at: time_of(r.created_at),
         deadline: time_of(r.deadline),
         ended_at: r.ended_at.map(time_of),
+        change: r.change_id.clone(),
     }
 }
 
 /// A queue event: `queue.entered`, `merge_group` (a speculative commit made: `before` its
 /// base, `head` the commit) or `queue.left` (with `reason`).
-fn event(kind: &'static str, repo: &RepoRow, e: &QueueEntry, actor: Option<&Actor>) -> Pending {
+pub(crate) fn event(
+    kind: &'static str,
+    repo: &RepoRow,
+    e: &QueueEntry,
+    actor: Option<&Actor>,
+) -> Pending {
     let mut body = json!({
         "row": e,
         "actor": actor.map_or(Some(e.enqueued_by.clone()), |a| a.login.clone()),
@@ -229,41 +250,25 @@ fn event(kind: &'static str, repo: &RepoRow, e: &QueueEntry, actor: Option<&Acto
     )
 }
 
-/// Looks at each poked repo, and sweeps every repo with a queue every [`SWEEP_EVERY`];
-/// runs as long as the server.
-pub async fn run(state: AppState) {
-    let Some(mut rx) = state.merge_queue.take_receiver() else {
-        return;
-    };
-    tokio::spawn(sweep_forever(state.clone()));
-    while let Some(repo_id) = rx.recv().await {
-        let state = state.clone();
-        tokio::spawn(async move {
-            loop {
-                if let Err(e) = look_at(&state, &repo_id).await {
-                    tracing::warn!(repo = %repo_id, error = %e.message, "cannot run the merge queue");
-                }
-                if !state.merge_queue.done(&repo_id) {
-                    break;
-                }
-            }
-        });
-    }
-}
+/// The merge queue's worker: a look moves a repo's queue on; the sweep finds every repo
+/// with entries (they time out, and another server's requests are found).
+pub struct Worker;
 
-async fn sweep_forever(state: AppState) {
-    let mut every = tokio::time::interval(SWEEP_EVERY);
-    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        every.tick().await;
-        let found = match state.store.read().await {
-            Ok(mut conn) => queue::repos_with_entries(conn.h()).await,
-            Err(e) => Err(e),
-        };
-        match found {
-            Ok(repos) => repos.iter().for_each(|r| state.merge_queue.poke(r)),
-            Err(e) => tracing::warn!(error = %e, "cannot list the repos with a merge queue"),
-        }
+impl crate::pokes::Worker for Worker {
+    const WHAT: &'static str = "the merge queue";
+    const SWEEP_EVERY: Duration = SWEEP_EVERY;
+
+    fn pokes(state: &AppState) -> &crate::pokes::Pokes {
+        &state.merge_queue
+    }
+
+    fn look(state: &AppState, repo_id: &str) -> impl Future<Output = ApiResult<()>> + Send {
+        look_at(state, repo_id)
+    }
+
+    async fn due(state: &AppState) -> ApiResult<Vec<String>> {
+        let mut conn = state.store.read().await?;
+        Ok(queue::repos_with_entries(conn.h()).await?)
     }
 }
 
@@ -289,7 +294,7 @@ async fn look_at(state: &AppState, repo_id: &str) -> ApiResult<()> {
 /// One step: answers true when it changed something (look again), false when the queue
 /// waits for checks (or is empty).
 async fn step(state: &AppState, repo_id: &str) -> ApiResult<bool> {
-    let (repo, monorepo, entries, branch_rows) = {
+    let (repo, monorepo, entries, branch_rows, queue_on) = {
         let mut conn = state.store.read().await?;
         let entries = queue::active(conn.h(), repo_id).await?;
         if entries.is_empty() {
@@ -305,7 +310,8 @@ async fn step(state: &AppState, repo_id: &str) -> ApiResult<bool> {
         for e in &entries {
             rows.push(branches::get(conn.h(), &repo.id, &e.branch).await?);
         }
-        (repo, monorepo, entries, rows)
+        let on = merge_queue_on(conn.h(), state, &monorepo, &repo).await?;
+        (repo, monorepo, entries, rows, on)
     };
     let dir = storage::repo_dir(&state.config.data_dir, &repo.id);
     let heads = record::branch_heads(&dir)
@@ -347,7 +353,14 @@ async fn step(state: &AppState, repo_id: &str) -> ApiResult<bool> {
             None => match build(state, &repo, e, &b, &base).await? {
                 Ok(spec) => {
                     let pos = i64::try_from(i + 1).ok();
-                    announce(state, &repo, e, &b.head, &base, &spec, pos).await?;
+                    let made = Built {
+                        head: &b.head,
+                        base: &base,
+                        spec: &spec,
+                        position: pos,
+                        announced: queue_on,
+                    };
+                    announce(state, &repo, e, &made).await?;
                     spec
                 }
                 Err(reason) => {
@@ -361,8 +374,12 @@ async fn step(state: &AppState, repo_id: &str) -> ApiResult<bool> {
         base = spec.clone();
         built.push((e, spec));
     }
-    // The gate: the required checks on each speculative commit.
-    let shas: Vec<String> = built.iter().map(|(_, s)| s.clone()).collect();
+    // The gate: the required checks on each speculative commit. A change's entry in a repo
+    // without a queue of its own is gated as a merge there is, on its branch's head.
+    let shas: Vec<String> = built
+        .iter()
+        .map(|(e, spec)| if queue_on { spec } else { &e.head }.clone())
+        .collect();
     let checks = {
         let mut conn = state.store.read().await?;
         checks_in(conn.h(), state, &monorepo, &repo, &shas).await?
@@ -376,9 +393,15 @@ async fn step(state: &AppState, repo_id: &str) -> ApiResult<bool> {
         leave(state, &repo, e, reason, None).await?;
         return Ok(true);
     }
-    // The front lands once green: nothing is ahead of it.
+    // The front lands once green: nothing is ahead of it. A change's entry lands with the
+    // change's entries in the other repos, once each is at its front and green.
     match (built.first(), checks.first()) {
-        (Some((front, spec)), Some(c)) if c.state == ChecksState::Success => {
+        (Some((front, _)), Some(c)) if c.state == ChecksState::Success => {
+            if let Some(change) = &front.change_id {
+                state.queued_changes.poke(change);
+                return Ok(false);
+            }
+            let (front, spec) = &built[0];
             land(state, &repo, front, spec, &main).await
         }
         _ => Ok(false),
@@ -434,29 +457,43 @@ async fn build(
     }
 }
 
+/// A speculative commit just made for an entry.
+struct Built<'a> {
+    /// The branch head merged.
+    head: &'a str,
+    /// What it was made on.
+    base: &'a str,
+    spec: &'a str,
+    position: Option<i64>,
+    /// Announced with `merge_group` (a repo with a queue of its own: its CI tests it).
+    announced: bool,
+}
+
 /// Records `e`'s new speculative commit and its `merge_group` event (and hook deliveries)
 /// in one transaction.
 async fn announce(
     state: &AppState,
     repo: &RepoRow,
     e: &QueueRow,
-    head: &str,
-    base: &str,
-    spec: &str,
-    position: Option<i64>,
+    made: &Built<'_>,
 ) -> ApiResult<()> {
     // The ref points at the commit; the row and the event do not say it yet.
     crate::crash::point("queue.built");
     let mut tx = state.store.begin().await?;
-    if queue::set_built(tx.h(), &e.id, head, base, spec).await? {
+    if queue::set_built(tx.h(), &e.id, made.head, made.base, made.spec).await? && made.announced {
         let row = QueueRow {
             state: "testing".into(),
-            head: head.to_owned(),
-            base_sha: Some(base.to_owned()),
-            speculative_sha: Some(spec.to_owned()),
+            head: made.head.to_owned(),
+            base_sha: Some(made.base.to_owned()),
+            speculative_sha: Some(made.spec.to_owned()),
             ..e.clone()
         };
-        let ev = event("merge_group", repo, &view(&repo.name, &row, position), None);
+        let ev = event(
+            "merge_group",
+            repo,
+            &view(&repo.name, &row, made.position),
+            None,
+        );
         record::append(tx.h(), repo, &[ev], now_ms()).await?;
     }
     tx.commit().await?;
@@ -529,7 +566,9 @@ async fn land(
     Ok(true)
 }
 
-/// `e` leaves the queue with `reason` and its `queue.left` event, unless it left already.
+/// `e` leaves the queue with `reason` and its `queue.left` event, unless it left already;
+/// the other entries of its change leave with it (`change_left`), and their repos' queues
+/// move on without them.
 async fn leave(
     state: &AppState,
     repo: &RepoRow,
@@ -539,18 +578,44 @@ async fn leave(
 ) -> ApiResult<()> {
     let now = now_ms();
     let mut tx = state.store.begin().await?;
-    if queue::leave(tx.h(), &e.id, reason, now).await? {
-        let row = QueueRow {
-            state: "left".into(),
-            reason: Some(reason.to_owned()),
-            ended_at: Some(now),
-            ..e.clone()
-        };
-        let ev = event("queue.left", repo, &view(&repo.name, &row, None), actor);
-        record::append(tx.h(), repo, &[ev], now).await?;
+    let mut others = Vec::new();
+    if left(tx.h(), repo, e, reason, actor, now).await?
+        && let Some(change) = &e.change_id
+    {
+        for other in queue::of_change(tx.h(), change).await? {
+            let Some(at) = repos::by_id(tx.h(), &other.repo_id).await? else {
+                continue;
+            };
+            left(tx.h(), &at, &other, CHANGE_LEFT, actor, now).await?;
+            others.push(at.id);
+        }
     }
     tx.commit().await?;
+    others.iter().for_each(|r| state.merge_queue.poke(r));
     Ok(())
+}
+
+/// Writes `e`'s leaving and its `queue.left` event in `h`; false when it was out already.
+async fn left(
+    mut h: crate::store::H<'_>,
+    repo: &RepoRow,
+    e: &QueueRow,
+    reason: &str,
+    actor: Option<&Actor>,
+    now: i64,
+) -> ApiResult<bool> {
+    if !queue::leave(h.reborrow(), &e.id, reason, now).await? {
+        return Ok(false);
+    }
+    let row = QueueRow {
+        state: "left".into(),
+        reason: Some(reason.to_owned()),
+        ended_at: Some(now),
+        ..e.clone()
+    };
+    let ev = event("queue.left", repo, &view(&repo.name, &row, None), actor);
+    record::append(h, repo, &[ev], now).await?;
+    Ok(true)
 }
 
 /// Deletes the `refs/svc/queue/*` refs of entries no longer in the queue.

@@ -16,10 +16,12 @@ use svc_protocol::needs::{
 
 use crate::checks::{self, Required};
 use crate::facts;
+use crate::merge_queue;
 use crate::state::AppState;
 use crate::store::branches::{self, BranchRow};
 use crate::store::events::{self, EventRow};
 use crate::store::monorepos::{self, MonorepoRow};
+use crate::store::queue::{self, QueueRow};
 use crate::store::repos::{self, RepoRow};
 use crate::store::statuses::{self, StatusRow};
 use crate::store::{self, H, presence, time_of, users};
@@ -242,6 +244,8 @@ async fn rows_of(
         let repo_ids: Vec<String> = repos.iter().map(|r| r.id.clone()).collect();
         let heads: Vec<String> = mine.iter().map(|b| b.head.clone()).collect();
         let statuses = statuses::of_any(h.reborrow(), &repo_ids, &heads).await?;
+        let oldest = mine.iter().map(|b| b.pushed_at).min().unwrap_or_default();
+        let entries = queue::recent_in(h.reborrow(), &repo_ids, oldest).await?;
         for repo in repos {
             let Some(monorepo) = chunk.iter().find(|m| m.id == repo.monorepo_id) else {
                 continue;
@@ -256,7 +260,17 @@ async fn rows_of(
             let here: Vec<&BranchRow> = mine.iter().filter(|b| b.repo_id == repo.id).collect();
             let on_repo: Vec<&StatusRow> =
                 statuses.iter().filter(|s| s.repo_id == repo.id).collect();
-            let rows = rows_in(state, monorepo, repo, holder, &here, &on_repo).await;
+            let queued: Vec<QueueRow> = entries
+                .iter()
+                .filter(|e| e.repo_id == repo.id)
+                .cloned()
+                .collect();
+            let mut rows = queue_rows(monorepo, repo, &here, &queued);
+            let here: Vec<&BranchRow> = here
+                .into_iter()
+                .filter(|b| !rows.iter().any(|r| r.branch == b.name))
+                .collect();
+            rows.extend(rows_in(state, monorepo, repo, holder, &here, &on_repo).await);
             out.entry(monorepo.id.clone()).or_default().extend(rows);
         }
     }
@@ -264,6 +278,51 @@ async fn rows_of(
         sort(rows);
     }
     Ok(out)
+}
+
+/// The rows of one repo's branches `here` that are in its merge queue, or left it since
+/// their last push (not by hand), given its queue's entries (`entries`, in order).
+fn queue_rows(
+    monorepo: &MonorepoRow,
+    repo: &RepoRow,
+    here: &[&BranchRow],
+    entries: &[QueueRow],
+) -> Vec<NeedRow> {
+    let active: Vec<QueueRow> = entries
+        .iter()
+        .filter(|e| queue::is_active(&e.state))
+        .cloned()
+        .collect();
+    let mut rows = Vec::new();
+    for b in here {
+        let Some(e) = entries.iter().rev().find(|e| e.branch == b.name) else {
+            continue;
+        };
+        let state_now = if queue::is_active(&e.state) {
+            NeedState::Queued
+        } else if e.state == "left"
+            && e.reason.as_deref() != Some(merge_queue::BY_HAND)
+            && e.ended_at.is_some_and(|t| t >= b.pushed_at)
+        {
+            NeedState::LeftQueue
+        } else {
+            continue;
+        };
+        let entry = merge_queue::view(&repo.name, e, merge_queue::position(&active, &e.id));
+        rows.push(NeedRow {
+            monorepo: monorepo.label(),
+            monorepo_id: monorepo.id.clone(),
+            repo: repo.name.clone(),
+            branch: b.name.clone(),
+            state: state_now,
+            head: b.head.clone(),
+            title: b.title.clone(),
+            pushed_at: time_of(b.pushed_at),
+            paths: None,
+            queue: Some(entry),
+        });
+    }
+    rows
 }
 
 /// The rows of one repo's branches `here`, given the statuses on their heads and the
@@ -325,6 +384,7 @@ async fn rows_in(
             title: b.title.clone(),
             pushed_at: time_of(b.pushed_at),
             paths: (state_now == NeedState::Conflicts).then(|| conflict_paths(b)),
+            queue: None,
         });
     }
     rows
@@ -356,11 +416,14 @@ fn rank(s: NeedState) -> u8 {
     match s {
         NeedState::Conflicts => 0,
         NeedState::Failing => 1,
-        NeedState::Ready => 2,
+        NeedState::LeftQueue => 2,
+        NeedState::Ready => 3,
+        NeedState::Queued => 4,
     }
 }
 
-/// Conflicts, failing, ready; then most recently pushed; ties by label, repo, branch.
+/// Conflicts, failing, left the queue, ready, queued; then most recently pushed; ties by
+/// label, repo, branch.
 fn sort(rows: &mut [NeedRow]) {
     rows.sort_by(|a, b| {
         (
@@ -426,6 +489,7 @@ mod tests {
             title: None,
             pushed_at: time_of(0),
             paths: None,
+            queue: None,
         }
     }
 

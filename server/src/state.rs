@@ -29,9 +29,11 @@ pub struct AppState {
     /// The branch facts queue and workers.
     pub facts: Arc<crate::facts::Worker>,
     /// The repos whose armed branches are to be looked at (auto-merge).
-    pub auto_merge: Arc<crate::auto_merge::Queue>,
+    pub auto_merge: Arc<crate::pokes::Pokes>,
     /// The repos whose merge queue is to move on (`merge_queue`).
-    pub merge_queue: Arc<crate::auto_merge::Queue>,
+    pub merge_queue: Arc<crate::pokes::Pokes>,
+    /// The changes through the merge queues to look at, by change id (`queued_changes`).
+    pub queued_changes: Arc<crate::pokes::Pokes>,
     /// Parsed `.svc/svc.toml` files, by (repo, commit).
     pub checks_config: Arc<crate::checks::ConfigCache>,
     /// Finished streamed diffs, replayed by (main, head).
@@ -91,7 +93,7 @@ impl AppState {
                 credentials.clone(),
             ));
         }
-        let auto_merge: Arc<crate::auto_merge::Queue> = Arc::default();
+        let auto_merge: Arc<crate::pokes::Pokes> = Arc::default();
         let facts =
             crate::facts::Worker::start(store.clone(), config.data_dir.clone(), auto_merge.clone());
         let live = crate::live::Live::start(store.clone());
@@ -106,6 +108,7 @@ impl AppState {
             facts,
             auto_merge,
             merge_queue: Arc::default(),
+            queued_changes: Arc::default(),
             checks_config: Arc::default(),
             merge_locks,
             maintenance,

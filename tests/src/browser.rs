@@ -203,6 +203,48 @@ impl Browser {
         std::fs::write(dir.join(format!("{name}.png")), png).expect("write the screenshot");
     }
 
+    /// Runs axe-core (installed by `.ci/mcp-clients.sh` beside the MCP tools) on the page
+    /// open, with the WCAG 2.x A and AA rules; answers its violations as `rule: nodes`
+    /// lines (empty: none). `None` when the node tools are skipped on purpose
+    /// (`SVC_TEST_NO_NODE_TOOLS=1`).
+    pub async fn axe(&self) -> Option<Vec<String>> {
+        let tools = crate::npm_tools::NpmTools::find()?;
+        let engine = tools.dir.join("node_modules/axe-core/axe.min.js");
+        let source = std::fs::read_to_string(&engine).unwrap_or_else(|e| {
+            panic!(
+                "axe-core at {}: {e}; run .ci/mcp-clients.sh",
+                engine.display()
+            )
+        });
+        // WebDriver's scripts run whatever the page's policy says: axe goes in this way.
+        self.client
+            .execute(&format!("{source}\nreturn true;"), vec![])
+            .await
+            .expect("load axe-core");
+        let found = self
+            .client
+            .execute_async(
+                "const done = arguments[arguments.length - 1];
+                 axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']}})
+                   .then((r) => done(r.violations.map((v) =>
+                     v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', '))))
+                   .catch((e) => done(['axe failed: ' + e]));",
+                vec![],
+            )
+            .await
+            .expect("run axe-core");
+        Some(
+            found
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|v| v.as_str().map(str::to_owned))
+                        .collect()
+                })
+                .unwrap_or_default(),
+        )
+    }
+
     /// The page's address and source, for a failure message.
     async fn describe(&self) -> String {
         let url = self

@@ -1,4 +1,4 @@
-//! The MCP clients' own tools from npm (ajv, MCP Inspector), installed by
+//! The MCP clients' own tools from npm (ajv, MCP Inspector) and axe-core, installed by
 //! `.ci/mcp-clients.sh`. A machine without them fails these tests with the fix, unless
 //! `SVC_TEST_NO_NODE_TOOLS=1` says it runs without them on purpose.
 

@@ -31,4 +31,28 @@ impl TestApp {
         }
         r.send().await.expect("page request")
     }
+
+    /// A form's POST from a browser without JavaScript: `fields` urlencoded, the session
+    /// cookie, `origin` as `Origin` (the service's own: [`TestApp::origin`]); redirects
+    /// not followed.
+    pub async fn post_form(
+        &self,
+        cookie: &str,
+        origin: &str,
+        path: &str,
+        fields: &[(&str, &str)],
+    ) -> Response {
+        self.request(Method::POST, path)
+            .header(header::COOKIE, cookie)
+            .header(header::ORIGIN, origin)
+            .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+            .body(
+                url::form_urlencoded::Serializer::new(String::new())
+                    .extend_pairs(fields)
+                    .finish(),
+            )
+            .send()
+            .await
+            .expect("form request")
+    }
 }

@@ -116,7 +116,9 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
 fn human(login: &str, o: &Overview) -> String {
     let mut text = format!("Needs you ({login})\n");
     if o.needs.is_empty() {
-        text.push_str("  Nothing: no open branch of yours conflicts, fails or waits to merge\n");
+        text.push_str(
+            "  Nothing: no open branch of yours conflicts, fails, waits to merge or is queued\n",
+        );
     }
     for n in &o.needs {
         text.push_str(&format!(
@@ -128,6 +130,13 @@ fn human(login: &str, o: &Overview) -> String {
         ));
         if let Some(title) = n.title.as_deref().filter(|t| !t.is_empty()) {
             text.push_str(&format!("  {title}"));
+        }
+        if let Some(q) = &n.queue {
+            match (q.position, q.reason.as_deref()) {
+                (Some(p), _) => text.push_str(&format!("  (merge queue #{p}, {})", q.state)),
+                (None, Some(why)) => text.push_str(&format!("  (left the merge queue: {why})")),
+                (None, None) => {}
+            }
         }
         text.push('\n');
     }

@@ -9,8 +9,8 @@ use rmcp::{ErrorData, schemars, tool, tool_router};
 use serde::Deserialize;
 use serde_json::json;
 use svc_protocol::branch::{
-    self, AutoMerge, BranchCommits, BranchDiff, ChangeMerge, CommitFiles, ContentEncoding,
-    CreateBranch, MergeResult, QueueEntry, UpdateBranch,
+    self, AutoMerge, BranchCommits, BranchDiff, ChangeMerge, ChangeQueued, CommitFiles,
+    ContentEncoding, CreateBranch, MergeResult, QueueEntry, UpdateBranch,
 };
 
 use super::{Server, pretty, query, render};
@@ -475,7 +475,7 @@ impl Server {
     }
 
     #[tool(
-        description = "Land a change: merge the open branch of this name in every repo that has one, all or none. Each branch goes through the gate (refused, naming the repo, while one conflicts or its required checks are not green); then every main moves at once. Never forces. Answers the change id and each repo's merge commit.",
+        description = "Land a change: merge the open branch of this name in every repo that has one, all or none. Each branch goes through the gate (refused, naming the repo, while one conflicts or its required checks are not green); then every main moves at once. Never forces. Answers the change id and each repo's merge commit, or its merge queue entries when a repo has a merge queue.",
         annotations(
             read_only_hint = false,
             destructive_hint = false,
@@ -490,7 +490,21 @@ impl Server {
         self.call(move |c| {
             let path = format!("{}/changes/{}/merge", c.m(), encode(&a.branch));
             let request = c.session.request(Method::POST, &path)?;
-            let merged: ChangeMerge = c.session.call(request)?;
+            let answer: serde_json::Value = c.session.call(request)?;
+            if answer.get("entries").is_some() {
+                // A repo has a merge queue: the change joined the queues (202).
+                let queued: ChangeQueued = serde_json::from_value(answer)
+                    .map_err(|e| CommandError::internal(format!("a garbled queued change: {e}")))?;
+                return Ok(format!(
+                    "{} joined the merge queues of {} repo(s) as change {}: every main moves at once when each entry is at its queue's front and green (list_queue).\n{}",
+                    a.branch,
+                    queued.entries.len(),
+                    queued.change,
+                    pretty(&json!(queued))
+                ));
+            }
+            let merged: ChangeMerge = serde_json::from_value(answer)
+                .map_err(|e| CommandError::internal(format!("a garbled change merge: {e}")))?;
             let repos: Vec<&str> = merged.merges.iter().map(|m| m.repo.as_str()).collect();
             Ok(format!(
                 "Merged {} into main in {} as change {}.\n{}",

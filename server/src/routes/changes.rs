@@ -2,21 +2,26 @@
 //! together and landed together (see [`crate::changes`]).
 
 use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use futures_util::future::try_join_all;
 use svc_protocol::ApiErrorBody;
 use svc_protocol::ErrorCode;
-use svc_protocol::branch::{Change, ChangeMerge};
+use svc_protocol::branch::{Change, ChangeMerge, ChangeQueued};
 
 use crate::auth::Caller;
-use crate::authz::Need;
-use crate::changes::{self, MoveError, Part};
-use crate::checks::{checks_of, require_green};
+use crate::authz::{Access, Need};
+use crate::changes::{self, Part};
+use crate::checks::{checks_of, merge_queue_on, require_green};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Agent, Json, Path, Query};
 use crate::git::merge::{self, Person};
-use crate::merging::{ATTEMPTS, MergeQuery, ends, message};
+use crate::merging::{ATTEMPTS, MergeQuery, Merger, ends, message};
 use crate::paths::ChangePath;
 use crate::state::AppState;
-use crate::store::merges::{self, MergeRow};
+use crate::store::branches::BranchRow;
+use crate::store::merges::MergeRow;
+use crate::store::repos::RepoRow;
 use crate::store::{now_ms, users};
 
 /// The branches of one name in the monorepo's repos (open or merged), each as getBranch
@@ -46,9 +51,16 @@ pub async fn get(
 /// commit on its main, all or none: each gate must pass (or `force`); the mains move
 /// together, and are recorded in one transaction with the `merged` events (sharing the
 /// change id) and a `change.merged` event.
+///
+/// When one of those repos has a merge queue (`merge_queue = true`), the change joins
+/// the queues instead: 202 with its entry in each repo (a repo without a queue gets one
+/// too, gated on its branch's head). It lands, every main at once, when each entry is at
+/// its queue's front and green; one that leaves takes the others with it. `force=1`
+/// lands at once past the gates and the queues.
 #[utoipa::path(post, path = "/v1/monorepos/{owner}/{monorepo}/changes/{branch}/merge", operation_id = "mergeChange", tag = "branches",
     params(ChangePath, MergeQuery),
     responses((status = 200, body = ChangeMerge),
+        (status = 202, body = ChangeQueued, description = "queued: a repo of the change has a merge queue"),
         (status = 404, body = ApiErrorBody, description = "no repo has an open branch of that name"),
         (status = 409, body = ApiErrorBody, description = "conflicts (with `paths`), no_main, nothing_to_merge, unrelated, main_moved; the message names the repo"),
         (status = 412, body = ApiErrorBody, description = "checks_not_green (with `checks`), naming the repo"),
@@ -59,18 +71,32 @@ pub async fn merge(
     Agent(agent): Agent,
     Path(path): Path<ChangePath>,
     Query(q): Query<MergeQuery>,
-) -> ApiResult<Json<ChangeMerge>> {
+) -> ApiResult<Response> {
     let force = q.force;
-    let mut ids: Vec<String> = {
+    let (found, queued) = {
         let mut conn = state.store.read().await?;
-        let (_, found) = path.resolve(conn.h(), &caller, Need::Write, true).await?;
-        found.into_iter().map(|(repo, _)| repo.id).collect()
+        let (access, found) = path.resolve(conn.h(), &caller, Need::Write, true).await?;
+        let mut queued = false;
+        for (repo, _) in &found {
+            queued |= !force && merge_queue_on(conn.h(), &state, &access.monorepo, repo).await?;
+        }
+        (found, queued)
     };
+    if queued {
+        let by = Merger {
+            user_id: caller.user_id.clone(),
+            login: caller.login.clone(),
+            agent,
+        };
+        let answer = crate::queued_changes::enqueue(&state, &found, &by).await?;
+        return Ok((StatusCode::ACCEPTED, Json(answer)).into_response());
+    }
+    let mut ids: Vec<String> = found.into_iter().map(|(repo, _)| repo.id).collect();
     ids.sort();
     for _ in 0..ATTEMPTS {
         let _locks = state.change_lock(&ids).await?;
         match land(&state, &caller, agent.as_deref(), &path, force, &ids).await? {
-            Landing::Landed(answer) => return Ok(Json(answer)),
+            Landing::Landed(answer) => return Ok(Json(answer).into_response()),
             Landing::Relock(now) => ids = now,
             Landing::Again => {}
         }
@@ -117,16 +143,48 @@ async fn land(
     let mut found = found;
     found.sort_by(|a, b| a.0.id.cmp(&b.0.id));
     let change = crate::token::new_id("ch_");
-    let author = Person::author(&user);
-    let committer = Person::service(&state.config);
-    let merged_at = now_ms();
-    // The gates and merge commits first: nothing moves until every one is made.
-    let mut parts: Vec<Part> = Vec::with_capacity(found.len());
-    for (repo, row) in &found {
+    let how = How {
+        state,
+        access: &access,
+        author: Person::author(&user),
+        committer: Person::service(&state.config),
+        by: caller.login.clone(),
+        agent,
+        force,
+        change: change.clone(),
+        merged_at: now_ms(),
+    };
+    // The gates and merge commits first, every repo's at once: nothing moves until every
+    // one is made.
+    let parts = try_join_all(found.iter().map(|(repo, row)| how.part(repo, row))).await?;
+    Ok(match changes::land(state, &change, &parts).await? {
+        Some(answer) => Landing::Landed(answer),
+        None => Landing::Again,
+    })
+}
+
+/// What every part of one landing shares.
+struct How<'a> {
+    state: &'a AppState,
+    access: &'a Access,
+    author: Person,
+    committer: Person,
+    by: String,
+    agent: Option<String>,
+    force: bool,
+    change: String,
+    merged_at: i64,
+}
+
+impl How<'_> {
+    /// One repo's part: its gate (unless forced) and its merge commit, made on main
+    /// without moving it; refusals name the repo.
+    async fn part(&self, repo: &RepoRow, row: &BranchRow) -> ApiResult<Part> {
         let named = |e: ApiError| ApiError {
             message: format!("{}: {}", repo.name, e.message),
             ..e
         };
+        let state = self.state;
         let Some(main) = repo.default_head.clone() else {
             return Err(named(ApiError::conflict(
                 ErrorCode::NoMain,
@@ -145,13 +203,13 @@ async fn land(
                 ),
             )));
         };
-        if !force {
+        if !self.force {
             let checks = {
                 let mut conn = state.store.read().await?;
                 checks_of(
                     conn.h(),
                     state,
-                    &access,
+                    self.access,
                     repo,
                     std::slice::from_ref(&row.head),
                 )
@@ -165,9 +223,9 @@ async fn land(
             row.title.as_deref(),
             row.description.as_deref(),
             &row.name,
-            agent.as_deref(),
+            self.agent.as_deref(),
         );
-        let (author, committer) = (author.clone(), committer.clone());
+        let (author, committer) = (self.author.clone(), self.committer.clone());
         let made = state
             .git(repo, move |git| {
                 Ok::<_, merge::Error>(git.merge(main_id, head_id, &author, &committer, &text))
@@ -192,7 +250,7 @@ async fn land(
             }
             Err(e) => return Err(named(e.into())),
         };
-        parts.push(Part {
+        Ok(Part {
             repo: repo.clone(),
             main: main_id,
             sha,
@@ -201,59 +259,14 @@ async fn land(
                 sha: sha.to_string(),
                 branch: row.name.clone(),
                 head: row.head.clone(),
-                merged_by: caller.login.clone(),
-                merged_agent: agent.clone(),
-                forced: force,
-                merged_at,
+                merged_by: self.by.clone(),
+                merged_agent: self.agent.clone(),
+                forced: self.force,
+                merged_at: self.merged_at,
                 done: false,
-                change_id: Some(change.clone()),
+                change_id: Some(self.change.clone()),
                 main_before: Some(main_id.to_string()),
             },
-        });
+        })
     }
-    {
-        let mut tx = state.store.begin().await?;
-        for part in &parts {
-            merges::insert(tx.h(), &part.row).await?;
-        }
-        tx.commit().await?;
-    }
-    crate::crash::point("change.pending");
-    match changes::move_mains(state, &parts).await {
-        Ok(()) => {}
-        Err(refused) => {
-            changes::drop_pending(&state.store, &change).await?;
-            match refused {
-                MoveError::Refused(changes::Refused {
-                    error: merge::Error::RefMoved(_),
-                    ..
-                }) => return Ok(Landing::Again),
-                MoveError::Refused(changes::Refused { repo, error }) => {
-                    return Err(ApiError::conflict(
-                        ErrorCode::MainMoved,
-                        format!(
-                            "{repo}: main cannot move ({error}); no repo's main moved, try again"
-                        ),
-                    ));
-                }
-                MoveError::Api(e) => return Err(e),
-            }
-        }
-    }
-    crate::crash::point("change.moved");
-    let rows: Vec<_> = parts
-        .iter()
-        .map(|p| (p.repo.clone(), p.row.clone()))
-        .collect();
-    let (answer, recorded) = match changes::record(state, &change, &rows).await {
-        Ok(done) => done,
-        Err(e) => {
-            changes::abandon(state, &change, &parts).await;
-            return Err(ApiError::internal(e));
-        }
-    };
-    for (repo_id, r) in &recorded {
-        state.facts.after_record(repo_id, r).await;
-    }
-    Ok(Landing::Landed(answer))
 }

@@ -11,6 +11,8 @@ use crate::needs;
 use crate::state::AppState;
 
 /// The needs-you list: the caller's open branches in `conflicts`, `failing` or `ready`,
+/// and those in a merge queue (`queued`) or that left one since their last push
+/// (`left_queue`, with the entry and its reason),
 /// across their 50 most recently active monorepos (the rest named in `skipped`), from
 /// stored facts and statuses.
 #[utoipa::path(get, path = "/v1/branches", operation_id = "listNeeds", tag = "needs",

@@ -27,10 +27,12 @@ pub struct QueueRow {
     /// When an entry still in the queue leaves with `timeout`.
     pub deadline: i64,
     pub ended_at: Option<i64>,
+    /// The change it is part of (mergeChange): its entries land together.
+    pub change_id: Option<String>,
 }
 
 const COLUMNS: &str = "id, repo_id, branch, seq, state, reason, head, speculative_sha, base_sha, \
-     enqueued_user, enqueued_by, enqueued_agent, created_at, deadline, ended_at";
+     enqueued_user, enqueued_by, enqueued_agent, created_at, deadline, ended_at, change_id";
 
 /// States of an entry still in the queue.
 pub const ACTIVE: &str = "state IN ('queued', 'testing')";
@@ -46,13 +48,14 @@ pub async fn insert(mut h: H<'_>, e: &QueueRow) -> Result<QueueRow> {
     };
     on!(h, c => sqlx::query(
         "INSERT INTO queue_entries (id, repo_id, branch, seq, state, reason, head, speculative_sha,
-           base_sha, enqueued_user, enqueued_by, enqueued_agent, created_at, deadline, ended_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
+           base_sha, enqueued_user, enqueued_by, enqueued_agent, created_at, deadline, ended_at,
+           change_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)",
     )
     .bind(&row.id).bind(&row.repo_id).bind(&row.branch).bind(row.seq).bind(&row.state)
     .bind(&row.reason).bind(&row.head).bind(&row.speculative_sha).bind(&row.base_sha)
     .bind(&row.enqueued_user).bind(&row.enqueued_by).bind(&row.enqueued_agent)
-    .bind(row.created_at).bind(row.deadline).bind(row.ended_at)
+    .bind(row.created_at).bind(row.deadline).bind(row.ended_at).bind(&row.change_id)
     .execute(c).await?.rows_affected());
     Ok(row)
 }
@@ -140,6 +143,52 @@ pub async fn set_landed(h: H<'_>, repo_id: &str, sha: &str, now: i64) -> Result<
     on!(h, c => sqlx::query(sqlx::AssertSqlSafe(sql)).bind(repo_id).bind(sha).bind(now)
         .execute(c).await?.rows_affected());
     Ok(())
+}
+
+/// The entries of change `change` still in a queue (in any repo).
+pub async fn of_change(h: H<'_>, change: &str) -> Result<Vec<QueueRow>> {
+    let sql = format!(
+        "SELECT {COLUMNS} FROM queue_entries WHERE change_id = $1 AND {ACTIVE} ORDER BY repo_id"
+    );
+    Ok(on!(h, c => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(change).fetch_all(c).await?))
+}
+
+/// Makes an entry still in the queue part of change `change` (keeping its place).
+pub async fn set_change(h: H<'_>, id: &str, change: &str) -> Result<()> {
+    let sql = format!("UPDATE queue_entries SET change_id = $2 WHERE id = $1 AND {ACTIVE}");
+    on!(h, c => sqlx::query(sqlx::AssertSqlSafe(sql)).bind(id).bind(change)
+        .execute(c).await?.rows_affected());
+    Ok(())
+}
+
+/// The entries of the repos `repo_ids` in their queues, or out of them since `since`,
+/// by repo and place (the needs-you list).
+pub async fn recent_in(h: H<'_>, repo_ids: &[String], since: i64) -> Result<Vec<QueueRow>> {
+    if repo_ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let list = super::placeholders(2, repo_ids.len());
+    let sql = format!(
+        "SELECT {COLUMNS} FROM queue_entries
+         WHERE repo_id IN ({list}) AND ({ACTIVE} OR ended_at >= $1) ORDER BY repo_id, seq"
+    );
+    Ok(on!(h, c => {
+        let mut q = sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(since);
+        for v in repo_ids {
+            q = q.bind(v);
+        }
+        q.fetch_all(c).await?
+    }))
+}
+
+/// Changes with entries in a queue, for the change worker's sweep.
+pub async fn changes_with_entries(h: H<'_>) -> Result<Vec<String>> {
+    let sql = format!(
+        "SELECT DISTINCT change_id FROM queue_entries WHERE change_id IS NOT NULL AND {ACTIVE}"
+    );
+    let rows: Vec<(String,)> =
+        on!(h, c => sqlx::query_as(sqlx::AssertSqlSafe(sql)).fetch_all(c).await?);
+    Ok(rows.into_iter().map(|(r,)| r).collect())
 }
 
 /// Repos with entries in their queue, for the worker's sweep.

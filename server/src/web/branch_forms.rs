@@ -1,5 +1,5 @@
 //! The branch page's forms without JavaScript (see `forms`): merge (and merge past the
-//! checks), arm and cancel auto-merge, and a review, each a POST to a route under the
+//! checks), arm and cancel auto-merge, leave the merge queue, and a review, each a POST to a route under the
 //! branch's page calling the API's own handler.
 
 use axum::extract::State;
@@ -16,7 +16,7 @@ use super::page::Viewer;
 use crate::extract::{Agent, Json, Path, Query};
 use crate::merging::MergeQuery;
 use crate::paths::BranchPath;
-use crate::routes::{auto_merge, merge, reviews};
+use crate::routes::{auto_merge, merge, queue, reviews};
 use crate::state::AppState;
 
 pub fn router() -> axum::Router<AppState> {
@@ -26,6 +26,7 @@ pub fn router() -> axum::Router<AppState> {
         .route(&format!("{at}/auto-merge"), post(arm))
         .route(&format!("{at}/auto-merge/cancel"), post(disarm))
         .route(&format!("{at}/reviews"), post(review))
+        .route(&format!("{at}/queue/leave"), post(leave_queue))
 }
 
 /// The branch's page, from the root.
@@ -100,6 +101,42 @@ async fn disarm(
     let to = back(&at);
     forms::post(&state, &viewer, &headers, &to, async {
         auto_merge::disable(
+            State(state.clone()),
+            viewer.0.clone(),
+            Agent(None),
+            Path(at),
+        )
+        .await?;
+        Ok(())
+    })
+    .await
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub struct LeaveQuery {
+    /// `queue`: back to the repo's queue page rather than the branch's.
+    from: Option<String>,
+}
+
+/// "Leave the queue" (leaveQueue), then back to the branch, or to the queue page.
+async fn leave_queue(
+    State(state): State<AppState>,
+    viewer: Viewer,
+    headers: HeaderMap,
+    Path(at): Path<BranchPath>,
+    Query(q): Query<LeaveQuery>,
+) -> Response {
+    let to = match q.from.as_deref() {
+        Some("queue") => format!(
+            "/{}/{}/-/{}/queue",
+            seg(&at.owner),
+            seg(&at.monorepo),
+            seg(&at.repo)
+        ),
+        _ => back(&at),
+    };
+    forms::post(&state, &viewer, &headers, &to, async {
+        queue::leave(
             State(state.clone()),
             viewer.0.clone(),
             Agent(None),

@@ -1,5 +1,6 @@
 //! `/{owner}/{monorepo}/-/{repo}/branches`: a repo's branches, open or merged (tabs),
-//! each with its facts (ahead, behind, conflicts), checks, author and armed auto-merge,
+//! each with its facts (ahead, behind, conflicts), checks, author, armed auto-merge and
+//! place in the merge queue,
 //! pages by the API's cursor; forms to create a branch (from main or a ref) and delete
 //! one, which work without JavaScript (`forms`). The list refreshes itself on the
 //! monorepo's branch events.
@@ -60,6 +61,8 @@ struct Row {
     checks_text: String,
     /// Who armed auto-merge, when armed.
     armed_by: Option<String>,
+    /// Its place in the repo's merge queue, when queued.
+    queued_at: Option<i64>,
     /// Who merged it and when, once merged.
     merged_by: Option<String>,
     at: String,
@@ -182,6 +185,7 @@ fn row(label: &str, b: &Branch) -> Row {
         checks: b.checks.build_state.clone(),
         checks_text: b.checks.build_state.replace('_', " "),
         armed_by: b.auto_merge.as_ref().map(|a| a.armed_by.clone()),
+        queued_at: b.queue.as_ref().and_then(|q| q.position),
         merged_by: b.merged_by.clone().filter(|_| b.state == "merged"),
         at: rfc3339(at),
         when: human(at),

@@ -9,6 +9,7 @@
 
 mod agents;
 mod ansi;
+mod artifact_forms;
 mod artifacts;
 mod assets;
 mod branch;
@@ -28,6 +29,7 @@ pub(crate) mod markdown;
 mod monorepo;
 mod page;
 mod people;
+mod queue;
 mod releases;
 mod signin;
 
@@ -46,7 +48,9 @@ pub fn router() -> axum::Router<AppState> {
         .merge(agents::router())
         .merge(issue_forms::router())
         .merge(branch_forms::router())
+        .merge(artifact_forms::router())
         .merge(branches::router())
+        .merge(queue::router())
         .merge(ci::router())
         .route("/", get(home::page))
         .route("/{owner}/{monorepo}", get(monorepo::page))

@@ -2,7 +2,9 @@
 //! (getChange) and landed together or not at all (mergeChange): every main moves or
 //! none, the `merged` events and hook deliveries share the change's id, a main that
 //! cannot move puts back the others, and a server killed between the ref moves and
-//! their recording comes back with refs and records agreeing.
+//! their recording comes back with refs and records agreeing. Through merge queues, a
+//! change lands when each repo's entry is at its front and green, every main at exactly
+//! its tested commit; a part that leaves takes the others with it.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -185,6 +187,67 @@ impl World {
             assert_eq!(m["sha"], main.as_str());
         }
         change
+    }
+
+    /// Gives the repos `config` as the meta layer's `.svc/svc.toml`.
+    fn configure(&self, config: &str) {
+        let meta = self.git.path("meta");
+        if !meta.exists() {
+            let url = self.app.url("/ann/mono/meta.git");
+            self.git
+                .ok(self.git.home.path(), &["clone", "-q", &url, "meta"]);
+        }
+        self.git
+            .commit(&meta, "config", &[(".svc/svc.toml", config.as_bytes())]);
+        self.git.ok(&meta, &["push", "-q", "origin", "main"]);
+    }
+
+    /// Posts status `state` of check `ci` on `sha` of `repo`.
+    async fn status(&self, repo: &str, sha: &str, state: &str) {
+        let r = self
+            .app
+            .as_user(
+                Method::POST,
+                &format!("{M}/repos/{repo}/statuses/{sha}"),
+                &self.token,
+            )
+            .json(&json!({"context": "ci", "state": state}))
+            .send()
+            .await
+            .unwrap();
+        expect_json::<Value>(r, StatusCode::CREATED).await;
+    }
+
+    /// Waits until the queue entry of `feature` in each repo is as `ok` says; answers
+    /// them by repo.
+    async fn entries(&self, ok: impl Fn(&Value) -> bool) -> BTreeMap<&'static str, Value> {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let mut found = BTreeMap::new();
+            for (name, _) in REPOS {
+                let q = self
+                    .app
+                    .get_json(&self.token, &format!("{M}/repos/{name}/queue"))
+                    .await;
+                let e = q["entries"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|e| e["branch"] == "feature")
+                    .cloned();
+                if let Some(e) = e.filter(|e| ok(e)) {
+                    found.insert(name, e);
+                }
+            }
+            if found.len() == REPOS.len() {
+                return found;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the entries never got there: {found:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
     }
 
     fn mains(&self) -> BTreeMap<&'static str, String> {
@@ -482,4 +545,166 @@ async fn a_change_killed_midway_is_put_back_or_recorded_whole() {
     w.app.crashed("change.moved").await;
     settled(&w).await;
     w.landed_whole(&before).await;
+}
+
+/// Both repos require `ci`; `services-api` has a merge queue, `web-client` none unless
+/// `both`.
+fn queues(both: bool) -> String {
+    format!(
+        "[repos.\"services/api\"]\nrequired_checks = [\"ci\"]\nmerge_queue = true\n\
+         [repos.\"web/client\"]\nrequired_checks = [\"ci\"]\nmerge_queue = {both}\n"
+    )
+}
+
+fn tested(e: &Value) -> bool {
+    e["state"] == "testing" && e["speculative_sha"].is_string()
+}
+
+fn spec(e: &Value) -> String {
+    e["speculative_sha"].as_str().unwrap().to_owned()
+}
+
+#[tokio::test]
+async fn a_change_through_the_queues_lands_every_main_at_once_as_tested() {
+    let w = world(TestApp::builder()).await;
+    w.configure(&queues(false));
+    w.push_branch("services-api", "feature");
+    let client_head = w.push_branch("web-client", "feature");
+    let before = w.mains();
+
+    let queued: Value = expect_json(w.merge("").await, StatusCode::ACCEPTED).await;
+    let change = queued["change"].as_str().unwrap().to_owned();
+    assert!(change.starts_with("ch_"), "{queued}");
+    let entries = queued["entries"].as_array().unwrap();
+    assert_eq!(entries.len(), 2, "{queued}");
+    for e in entries {
+        assert_eq!(e["change"], change.as_str(), "{e}");
+        assert_eq!(e["position"], 1, "{e}");
+    }
+    // Asked again, the change keeps its entries.
+    let again: Value = expect_json(w.merge("").await, StatusCode::ACCEPTED).await;
+    assert_eq!(again["change"], change.as_str());
+
+    let tested_now = w.entries(tested).await;
+    for (repo, e) in &tested_now {
+        assert_eq!(e["base_sha"], before[repo].as_str(), "{repo}: made on main");
+    }
+    // Announced for its CI where the repo has a queue; the other is gated on its head.
+    let groups = w.events("merge_group").await;
+    assert_eq!(groups.len(), 1, "{groups:?}");
+    assert_eq!(groups[0]["repo"], "services-api");
+    // The needs-you list says where the change's branches are.
+    let needs = w.app.get_json(&w.token, "/v1/branches").await;
+    let queued_rows: Vec<&Value> = needs["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|n| n["state"] == "queued")
+        .collect();
+    assert_eq!(queued_rows.len(), 2, "{needs}");
+    for n in queued_rows {
+        assert_eq!(n["queue"]["change"], change.as_str(), "{n}");
+    }
+
+    // One part green is not the change green: nothing lands.
+    w.status(
+        "services-api",
+        &spec(&tested_now["services-api"]),
+        "success",
+    )
+    .await;
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    w.nothing_landed(&before).await;
+
+    w.status("web-client", &client_head, "success").await;
+    let landed = w.entries(|e| e["state"] == "landed").await;
+    assert_eq!(w.landed_whole(&before).await, change);
+    for (repo, e) in &landed {
+        assert_eq!(
+            w.git_main(repo),
+            spec(e),
+            "{repo}: main is exactly the tested commit"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_part_of_a_queued_change_that_fails_takes_the_others_out() {
+    let w = world(TestApp::builder()).await;
+    w.configure(&queues(true));
+    w.push_branch("services-api", "feature");
+    w.push_branch("web-client", "feature");
+    let before = w.mains();
+    expect_json::<Value>(w.merge("").await, StatusCode::ACCEPTED).await;
+    let tested_now = w.entries(tested).await;
+    w.status(
+        "services-api",
+        &spec(&tested_now["services-api"]),
+        "success",
+    )
+    .await;
+    w.status("web-client", &spec(&tested_now["web-client"]), "failure")
+        .await;
+    let left = w.entries(|e| e["state"] == "left").await;
+    assert_eq!(left["web-client"]["reason"], "checks_failed");
+    assert_eq!(left["services-api"]["reason"], "change_left");
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    w.nothing_landed(&before).await;
+    let needs = w.app.get_json(&w.token, "/v1/branches").await;
+    let reasons: BTreeMap<&str, &str> = needs["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|n| n["state"] == "left_queue")
+        .map(|n| {
+            (
+                n["repo"].as_str().unwrap(),
+                n["queue"]["reason"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        reasons,
+        BTreeMap::from([
+            ("services-api", "change_left"),
+            ("web-client", "checks_failed")
+        ]),
+        "{needs}"
+    );
+}
+
+#[tokio::test]
+async fn a_queued_change_killed_midway_lands_whole_after_restart() {
+    let mut w = world(TestApp::builder().process()).await;
+    w.configure(&queues(true));
+    w.push_branch("services-api", "feature");
+    w.push_branch("web-client", "feature");
+    let before = w.mains();
+    expect_json::<Value>(w.merge("").await, StatusCode::ACCEPTED).await;
+    let tested_now = w.entries(tested).await;
+
+    // Killed once one main moved and the other not yet: put back at start-up, then
+    // landed whole by the queues, as the commits tested.
+    w.app.crash_at("change.moving").await;
+    for (repo, e) in &tested_now {
+        // The last status may be answered or not: the server dies landing the change.
+        let _ = w
+            .app
+            .as_user(
+                Method::POST,
+                &format!("{M}/repos/{repo}/statuses/{}", spec(e)),
+                &w.token,
+            )
+            .json(&json!({"context": "ci", "state": "success"}))
+            .send()
+            .await;
+    }
+    w.app.crashed("change.moving").await;
+    let landed = w.entries(|e| e["state"] == "landed").await;
+    settled(&w).await;
+    w.landed_whole(&before).await;
+    for (repo, e) in &landed {
+        assert_eq!(e["speculative_sha"], tested_now[repo]["speculative_sha"]);
+        assert_eq!(w.git_main(repo), spec(e), "{repo}");
+    }
 }

@@ -72,6 +72,7 @@ mod server_binary;
 mod slow_clients;
 mod two_servers;
 mod web_agents;
+mod web_axe;
 mod web_branch;
 mod web_branches;
 mod web_browser;

@@ -4,7 +4,9 @@
 //! delivery, and main moves to exactly that commit once its required check passes. A red
 //! entry leaves and the one behind is tested again without it; entries that conflict
 //! together, wait too long or are taken out by hand leave with their reason; a server
-//! killed at each step leaves the refs, rows and events agreeing after its restart.
+//! killed at each step leaves the refs, rows and events agreeing after its restart. An
+//! armed branch joins the queue once green; the repo's queue page lists it and takes an
+//! entry out without JavaScript.
 
 use std::time::{Duration, Instant};
 
@@ -149,6 +151,25 @@ fn parent(c: &svc_tests::Cloned, sha: &str) -> String {
         .to_owned()
 }
 
+/// A web session of `login`, a new member of `ann/mono` who signs in with a password.
+async fn member_session(c: &svc_tests::Cloned, login: &str) -> String {
+    let password = "a long enough password";
+    c.app
+        .bootstrap(
+            json!({"email": format!("{login}@example.com"), "login": login, "password": password}),
+        )
+        .await;
+    let r = c
+        .app
+        .as_user(Method::PUT, &format!("{M}/members/{login}"), &c.token)
+        .json(&json!({"role": "member"}))
+        .send()
+        .await
+        .unwrap();
+    expect_json::<Value>(r, StatusCode::OK).await;
+    c.app.sign_in(login, password).await
+}
+
 #[tokio::test]
 async fn a_queued_branch_lands_as_exactly_its_tested_commit() {
     let c = world(TestApp::builder()).await;
@@ -184,19 +205,7 @@ async fn a_queued_branch_lands_as_exactly_its_tested_commit() {
     assert_eq!(branch["queue"]["speculative_sha"], spec.as_str());
     assert_eq!(branch["state"], "open");
     // The branch page says it, with a way out.
-    let password = "a long enough password";
-    c.app
-        .bootstrap(json!({"email": "pat@example.com", "login": "pat", "password": password}))
-        .await;
-    let r = c
-        .app
-        .as_user(Method::PUT, &format!("{M}/members/pat"), &c.token)
-        .json(&json!({"role": "member"}))
-        .send()
-        .await
-        .unwrap();
-    expect_json::<Value>(r, StatusCode::OK).await;
-    let cookie = c.app.sign_in("pat", password).await;
+    let cookie = member_session(&c, "pat").await;
     let r = c
         .app
         .get_page(Some(&cookie), "/ann/mono/-/app/branches/topic")
@@ -554,4 +563,147 @@ async fn a_ci_hook_builds_the_speculative_commit_whose_status_lands_it() {
     expect_json::<Value>(r, StatusCode::CREATED).await;
     wait_entry(&c, &id, |e| e["state"] == "landed").await;
     assert_eq!(git_main(&c), spec);
+}
+
+#[tokio::test]
+async fn an_armed_branch_on_a_queued_repo_joins_the_queue_when_green() {
+    let c = world(TestApp::builder()).await;
+    let main = git_main(&c);
+    let head = push_branch(&c, "topic", &[("b.txt", b"b\n")]);
+    let r = c
+        .app
+        .as_user(
+            Method::PUT,
+            &format!("{R}/branches/topic/auto-merge"),
+            &c.token,
+        )
+        .header("x-svc-agent", "claude")
+        .send()
+        .await
+        .unwrap();
+    expect_json::<Value>(r, StatusCode::OK).await;
+    status(&c, &head, "success").await;
+
+    // The gate passed: the branch joins the queue as its armer (and agent), not main.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let e = loop {
+        let q = c.app.get_json(&c.token, &format!("{R}/queue")).await;
+        if let Some(e) = q["entries"].as_array().unwrap().first() {
+            break e.clone();
+        }
+        assert!(Instant::now() < deadline, "the branch never joined: {q}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(
+        (
+            e["branch"].as_str(),
+            e["enqueued_by"].as_str(),
+            e["enqueued_agent"].as_str()
+        ),
+        (Some("topic"), Some("ann"), Some("claude")),
+        "{e}"
+    );
+    assert_eq!(git_main(&c), main, "nothing merged past the queue");
+    let branch = c
+        .app
+        .get_json(&c.token, &format!("{R}/branches/topic"))
+        .await;
+    assert_eq!(branch["auto_merge"], Value::Null, "{branch}");
+    let disabled = events(&c, "auto_merge.disabled").await;
+    assert_eq!(disabled.len(), 1, "{disabled:?}");
+    assert_eq!(disabled[0]["reason"], "joined_queue");
+
+    let id = e["id"].as_str().unwrap().to_owned();
+    let spec = tested(&c, &id, None).await["speculative_sha"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    status(&c, &spec, "success").await;
+    wait_entry(&c, &id, |e| e["state"] == "landed").await;
+    assert_eq!(git_main(&c), spec);
+    let merged = events(&c, "merged").await;
+    assert_eq!(merged[0]["agent"], "claude", "{merged:?}");
+}
+
+#[tokio::test]
+async fn the_queue_page_lists_entries_and_takes_one_out_without_javascript() {
+    let c = world(TestApp::builder()).await;
+    push_branch(&c, "first", &[("first.txt", b"1\n")]);
+    push_branch(&c, "second", &[("second.txt", b"2\n")]);
+    let one = enqueue(&c, "first").await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let two = enqueue(&c, "second").await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let spec = tested(&c, &one, None).await["speculative_sha"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    tested(&c, &two, None).await;
+    let cookie = member_session(&c, "pat").await;
+    let page = "/ann/mono/-/app/queue";
+    let html = c
+        .app
+        .get_page(Some(&cookie), page)
+        .await
+        .text()
+        .await
+        .unwrap();
+    let first = html.find("first</a>").expect(&html);
+    let second = html.find("second</a>").expect(&html);
+    assert!(first < second, "front first: {html}");
+    assert!(
+        html.contains(&format!("/ann/mono/-/app/commit/{spec}")) && html.contains("#1 testing"),
+        "{html}"
+    );
+    assert!(html.len() < 100_000);
+
+    // "Leave the queue" is a plain form: the service's Origin, then back to the page.
+    let leave = "/ann/mono/-/app/branches/second/queue/leave?from=queue";
+    let r = c
+        .app
+        .post_form(&cookie, "https://evil.example", leave, &[])
+        .await;
+    assert_eq!(r.status(), StatusCode::SEE_OTHER, "back, with the refusal");
+    assert_eq!(entry(&c, &two).await["state"], "testing");
+    let r = c.app.post_form(&cookie, c.app.origin(), leave, &[]).await;
+    assert_eq!(r.status(), StatusCode::SEE_OTHER);
+    assert_eq!(r.headers()["location"], page);
+    let e = entry(&c, &two).await;
+    assert_eq!(
+        (e["state"].as_str(), e["reason"].as_str()),
+        (Some("left"), Some("by_hand"))
+    );
+    let html = c
+        .app
+        .get_page(Some(&cookie), page)
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(html.contains("taken out by hand"), "{html}");
+
+    // An outsider gets the 404 page, and a stranger's form changes nothing.
+    let eve = c
+        .app
+        .bootstrap(json!({"email": "eve@example.com", "login": "eve", "password": "a long enough password"}))
+        .await;
+    drop(eve);
+    let stranger = c.app.sign_in("eve", "a long enough password").await;
+    let r = c.app.get_page(Some(&stranger), page).await;
+    assert_eq!(r.status(), StatusCode::NOT_FOUND);
+    let r = c
+        .app
+        .post_form(
+            &stranger,
+            c.app.origin(),
+            "/ann/mono/-/app/branches/first/queue/leave",
+            &[],
+        )
+        .await;
+    assert_eq!(r.status(), StatusCode::NOT_FOUND);
+    assert_eq!(entry(&c, &one).await["state"], "testing");
 }

@@ -1,7 +1,8 @@
 //! Two servers on one PostgreSQL database and one data dir, requests spread over both:
 //! merges into one repo made one at a time across the servers, every event on the
 //! sockets of either, each hook delivery sent once, access removal through one ending
-//! access on the other within 15 s. On SQLite (one process) each test is skipped.
+//! access on the other within 15 s, armed branches auto-merged once each. On SQLite (one
+//! process) each test is skipped.
 
 use std::time::{Duration, Instant};
 
@@ -191,4 +192,114 @@ async fn merges_events_hooks_and_access_across_two_servers() {
         );
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
+}
+
+/// Auto-merge with two servers on one database: branches armed through one server and
+/// made green through the other each merge once, as their armer, none refused for a
+/// main that moved under it; both servers' workers look, the repo lock keeps one merge
+/// at a time.
+#[tokio::test]
+async fn armed_branches_merge_once_each_across_two_servers() {
+    let c = Cloned::new("mono", "app").await;
+    if !on_postgres(&c.app) {
+        return;
+    }
+    let twin = c.app.twin().await;
+    let servers = [&c.app, &twin];
+    let meta = {
+        let url = c.app.url("/ann/mono/meta.git");
+        c.git.ok(c.git.home.path(), &["clone", "-q", &url, "meta"]);
+        c.git.path("meta")
+    };
+    c.git.commit(
+        &meta,
+        "config",
+        &[(
+            ".svc/svc.toml",
+            b"[repos.\"app\"]\nrequired_checks = [\"ci\"]\n" as &[u8],
+        )],
+    );
+    c.git.ok(&meta, &["push", "-q", "origin", "main"]);
+    c.git.commit(&c.work, "base", &[("base.txt", b"base\n")]);
+    c.git.ok(&c.work, &["push", "-q", "origin", "main"]);
+    let mut heads = Vec::new();
+    for i in 0..BRANCHES {
+        let name = format!("b{i}");
+        c.git
+            .ok(&c.work, &["checkout", "-q", "-B", &name, "origin/main"]);
+        heads.push(
+            c.git
+                .commit(&c.work, &name, &[(&format!("{name}.txt"), b"x\n")]),
+        );
+        c.git.ok(&c.work, &["push", "-q", "origin", &name]);
+        let r = servers[i % 2]
+            .as_user(
+                Method::PUT,
+                &format!("{R}/branches/{name}/auto-merge"),
+                &c.token,
+            )
+            .send()
+            .await
+            .unwrap();
+        expect_json::<Value>(r, StatusCode::OK).await;
+    }
+    // Every check passes at once, each through the other server than its arming.
+    let statuses = heads.iter().enumerate().map(|(i, sha)| {
+        let server = servers[(i + 1) % 2];
+        let token = c.token.clone();
+        async move {
+            let r = server
+                .as_user(Method::POST, &format!("{R}/statuses/{sha}"), &token)
+                .json(&json!({"context": "ci", "state": "success"}))
+                .send()
+                .await
+                .unwrap();
+            expect_json::<Value>(r, StatusCode::CREATED).await
+        }
+    });
+    join_all(statuses).await;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let list = c
+            .app
+            .get_json(&c.token, &format!("{R}/branches?state=merged"))
+            .await;
+        let merged = list["items"].as_array().unwrap().len();
+        if merged == BRANCHES {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{merged} of {BRANCHES} merged: {list}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let page = c
+        .app
+        .get_json(&c.token, &format!("{M}/events?limit=500"))
+        .await;
+    let kinds = |kind: &str| -> Vec<Value> {
+        page["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["kind"] == kind)
+            .cloned()
+            .collect()
+    };
+    let merged = kinds("merged");
+    assert_eq!(merged.len(), BRANCHES, "one merge each: {merged:?}");
+    for m in &merged {
+        assert_eq!(m["actor"], "ann", "{m}");
+    }
+    assert!(
+        kinds("auto_merge.disabled").is_empty(),
+        "none disarmed: {:?}",
+        kinds("auto_merge.disabled")
+    );
+    c.git.ok(&c.work, &["fetch", "-q", "origin"]);
+    let firsts = c
+        .git
+        .ok(&c.work, &["rev-list", "--first-parent", "origin/main"]);
+    assert_eq!(firsts.lines().count(), BRANCHES + 1, "{firsts}");
 }

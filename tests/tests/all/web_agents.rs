@@ -127,20 +127,22 @@ impl World {
         origin: Option<&str>,
         form: &[(&str, &str)],
     ) -> (StatusCode, Option<String>) {
-        let mut r = self
-            .app
-            .request(Method::POST, path)
-            .header(header::COOKIE, cookie)
-            .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
-            .body(
-                url::form_urlencoded::Serializer::new(String::new())
-                    .extend_pairs(form)
-                    .finish(),
-            );
-        if let Some(o) = origin {
-            r = r.header(header::ORIGIN, o);
-        }
-        let r = r.send().await.unwrap();
+        let r = match origin {
+            Some(o) => self.app.post_form(cookie, o, path, form).await,
+            None => self
+                .app
+                .request(Method::POST, path)
+                .header(header::COOKIE, cookie)
+                .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+                .body(
+                    url::form_urlencoded::Serializer::new(String::new())
+                        .extend_pairs(form)
+                        .finish(),
+                )
+                .send()
+                .await
+                .unwrap(),
+        };
         let to = r
             .headers()
             .get(header::LOCATION)

@@ -96,6 +96,7 @@ async fn the_branches_page_lists_open_and_merged_branches_with_their_facts() {
     let (status, _) = w.page(&bob, PAGE).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     let r = w
+        .app
         .post_form(&bob, w.app.origin(), PAGE, &[("name", "sneaky")])
         .await;
     assert_eq!(r.status(), StatusCode::NOT_FOUND);
@@ -110,11 +111,13 @@ async fn branches_are_created_and_deleted_from_the_page() {
 
     // From main, then from another branch: on to the new branch's page.
     let r = w
+        .app
         .post_form(&cookie, &origin, PAGE, &[("name", "fix/one"), ("from", "")])
         .await;
     assert_eq!(r.status(), StatusCode::SEE_OTHER);
     assert_eq!(location(&r), "/ann/mono/-/app/branches/fix%2Fone");
     let r = w
+        .app
         .post_form(
             &cookie,
             &origin,
@@ -133,6 +136,7 @@ async fn branches_are_created_and_deleted_from_the_page() {
 
     // A name that is taken: back to the list with the reason.
     let r = w
+        .app
         .post_form(&cookie, &origin, PAGE, &[("name", "fix/one")])
         .await;
     assert_eq!(r.status(), StatusCode::SEE_OTHER);
@@ -147,6 +151,7 @@ async fn branches_are_created_and_deleted_from_the_page() {
 
     // Deleted: back to the list, and it is gone from it.
     let r = w
+        .app
         .post_form(&cookie, &origin, &format!("{PAGE}/fix%2Fone/delete"), &[])
         .await;
     assert_eq!(r.status(), StatusCode::SEE_OTHER);

@@ -115,7 +115,7 @@ impl World {
 }
 
 /// Where screenshots go for people to review.
-fn screenshots() -> PathBuf {
+pub(crate) fn screenshots() -> PathBuf {
     PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("screenshots")
 }
 
@@ -510,6 +510,31 @@ async fn a_reviewer_comments_on_a_selected_passage_of_a_document() {
     );
     assert_eq!(root["version"], 1, "{root}");
     assert_eq!(root["author"], "ann", "{root}");
+
+    // The quoted passage is highlighted in the document, across its bold words, and the
+    // document is set in the service's typography (a heading rule, a readable measure).
+    let marked = until(
+        &browser,
+        "the quoted passage was highlighted",
+        "const w = document.getElementById('document').contentWindow;
+         const h = w.CSS.highlights.get('svc-quote');
+         if (!h || h.size !== 1) return null;
+         const [r] = h.values();
+         return String(r);",
+        vec![],
+    )
+    .await;
+    assert_eq!(marked, json!("keeps hot entries in memory"));
+    let measure = js(
+        &browser,
+        "const d = document.getElementById('document').contentDocument;
+         const w = d.defaultView;
+         return [w.getComputedStyle(d.body).maxWidth,
+                 w.getComputedStyle(d.querySelector('h2')).borderBottomStyle];",
+        vec![],
+    )
+    .await;
+    assert_eq!(measure, json!(["736px", "solid"]));
 
     js(&browser, "window.scrollTo(0, 0); return null;", vec![]).await;
     browser.screenshot(&screenshots(), "artifact").await;

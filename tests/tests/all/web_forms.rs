@@ -82,29 +82,6 @@ impl World {
         serde_json::from_str(&text).unwrap_or(Value::Null)
     }
 
-    /// A form's POST from a browser: the session cookie, `origin` as `Origin`.
-    pub async fn post_form(
-        &self,
-        cookie: &str,
-        origin: &str,
-        path: &str,
-        fields: &[(&str, &str)],
-    ) -> reqwest::Response {
-        self.app
-            .request(Method::POST, path)
-            .header(header::COOKIE, cookie)
-            .header(header::ORIGIN, origin)
-            .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
-            .body(
-                url::form_urlencoded::Serializer::new(String::new())
-                    .extend_pairs(fields)
-                    .finish(),
-            )
-            .send()
-            .await
-            .unwrap()
-    }
-
     pub async fn page(&self, cookie: &str, path: &str) -> (StatusCode, String) {
         let r = self.app.get_page(Some(cookie), path).await;
         let status = r.status();
@@ -209,6 +186,7 @@ async fn the_issue_forms_post_to_the_page_check_the_origin_and_go_back() {
 
     // A new issue from the list's form: on to its page.
     let r = w
+        .app
         .post_form(
             &cookie,
             &origin,
@@ -219,6 +197,7 @@ async fn the_issue_forms_post_to_the_page_check_the_origin_and_go_back() {
     assert_eq!(r.status(), StatusCode::SEE_OTHER);
     assert_eq!(location(&r), page);
     let r = w
+        .app
         .post_form(&cookie, &origin, "/ann/mono/issues", &[("title", " ")])
         .await;
     assert_eq!(location(&r), "/ann/mono/issues");
@@ -226,6 +205,7 @@ async fn the_issue_forms_post_to_the_page_check_the_origin_and_go_back() {
 
     // A comment from the page: 303 back, and it is on the page.
     let r = w
+        .app
         .post_form(
             &cookie,
             &origin,
@@ -242,6 +222,7 @@ async fn the_issue_forms_post_to_the_page_check_the_origin_and_go_back() {
     // From a foreign page: refused, back with the reason in a flash for that page, which
     // the page shows once (as text) and clears.
     let r = w
+        .app
         .post_form(
             &cookie,
             "https://evil.example",
@@ -273,6 +254,7 @@ async fn the_issue_forms_post_to_the_page_check_the_origin_and_go_back() {
 
     // The API's refusal travels the same way (a blank comment).
     let r = w
+        .app
         .post_form(
             &cookie,
             &origin,
@@ -285,6 +267,7 @@ async fn the_issue_forms_post_to_the_page_check_the_origin_and_go_back() {
 
     // Close with a reason, then reopen.
     let r = w
+        .app
         .post_form(
             &cookie,
             &origin,
@@ -299,19 +282,21 @@ async fn the_issue_forms_post_to_the_page_check_the_origin_and_go_back() {
         (Some("closed"), Some("not_planned")),
         "{issue}"
     );
-    w.post_form(
-        &cookie,
-        &origin,
-        &format!("{page}/state"),
-        &[("state", "open")],
-    )
-    .await;
+    w.app
+        .post_form(
+            &cookie,
+            &origin,
+            &format!("{page}/state"),
+            &[("state", "open")],
+        )
+        .await;
     let issue = w.api(Method::GET, "/issues/1", None).await;
     assert_eq!(issue["state"], "open", "{issue}");
 
     // An outsider gets the 404 page and writes nothing.
     let bob = w.app.sign_in("bob", PASSWORD).await;
     let r = w
+        .app
         .post_form(
             &bob,
             &origin,
@@ -345,6 +330,7 @@ async fn the_branch_forms_merge_arm_and_review_from_the_page() {
     );
 
     let r = w
+        .app
         .post_form(
             &cookie,
             &origin,
@@ -360,12 +346,14 @@ async fn the_branch_forms_merge_arm_and_review_from_the_page() {
     // Arming and cancelling auto-merge on the other branch.
     let other = "/ann/mono/-/app/branches/feat%2Fb";
     let r = w
+        .app
         .post_form(&cookie, &origin, &format!("{other}/auto-merge"), &[])
         .await;
     assert_eq!(r.status(), StatusCode::SEE_OTHER);
     let (_, html) = w.page(&cookie, other).await;
     assert!(html.contains(r#"id="auto-merge-off-form""#), "{html}");
-    w.post_form(&cookie, &origin, &format!("{other}/auto-merge/cancel"), &[])
+    w.app
+        .post_form(&cookie, &origin, &format!("{other}/auto-merge/cancel"), &[])
         .await;
     let b = w
         .api(Method::GET, "/repos/app/branches/feat%2Fb", None)
@@ -374,6 +362,7 @@ async fn the_branch_forms_merge_arm_and_review_from_the_page() {
 
     // The merge waits for ci: refused, back with the reason; then past the checks.
     let r = w
+        .app
         .post_form(&cookie, &origin, &format!("{page}/merge"), &[])
         .await;
     assert_eq!(r.status(), StatusCode::SEE_OTHER);
@@ -389,6 +378,7 @@ async fn the_branch_forms_merge_arm_and_review_from_the_page() {
     assert!(html.contains(r#"id="flash">"#), "{html}");
     assert!(html.contains("ci"), "{html}");
     let r = w
+        .app
         .post_form(&cookie, &origin, &format!("{page}/merge?force=1"), &[])
         .await;
     assert_eq!(r.status(), StatusCode::SEE_OTHER);
@@ -480,6 +470,7 @@ async fn the_issue_page_edits_its_text_labels_assignees_and_comments_without_scr
     let issue = w.api(Method::GET, "/issues/1", None).await;
     let version = issue["body_version"].to_string();
     let r = w
+        .app
         .post_form(
             &cookie,
             &origin,
@@ -495,6 +486,7 @@ async fn the_issue_page_edits_its_text_labels_assignees_and_comments_without_scr
     assert_eq!(location(&r), page);
     // The same form again, on the version it showed: the description moved since.
     let r = w
+        .app
         .post_form(
             &cookie,
             &origin,
@@ -508,6 +500,7 @@ async fn the_issue_page_edits_its_text_labels_assignees_and_comments_without_scr
         .await;
     flash_of(&r);
     let r = w
+        .app
         .post_form(
             &cookie,
             &origin,
@@ -529,6 +522,7 @@ async fn the_issue_page_edits_its_text_labels_assignees_and_comments_without_scr
 
     // The comment: edited by its author, then deleted.
     let r = w
+        .app
         .post_form(
             &cookie,
             &origin,
@@ -544,11 +538,13 @@ async fn the_issue_page_edits_its_text_labels_assignees_and_comments_without_scr
     let (_, html) = w.page(&bob, page).await;
     assert!(!html.contains(&format!("/comments/{id}/delete")), "{html}");
     let r = w
+        .app
         .post_form(&bob, &origin, &format!("{page}/comments/{id}/delete"), &[])
         .await;
     assert_eq!(r.status(), StatusCode::SEE_OTHER);
     flash_of(&r);
     let r = w
+        .app
         .post_form(
             &cookie,
             &origin,
@@ -559,4 +555,133 @@ async fn the_issue_page_edits_its_text_labels_assignees_and_comments_without_scr
     assert_eq!(r.status(), StatusCode::SEE_OTHER);
     let (_, html) = w.page(&cookie, page).await;
     assert!(!html.contains("Better words"), "{html}");
+}
+
+#[tokio::test]
+async fn the_artifact_threads_start_reply_and_resolve_without_scripts() {
+    let w = World::new().await;
+    w.git
+        .ok(&w.work, &["checkout", "-q", "-B", "plan", "origin/main"]);
+    w.git.commit(&w.work, "plan", &[("plan.txt", b"p\n")]);
+    w.git.ok(&w.work, &["push", "-q", "origin", "plan"]);
+    let doc = b"# Plan\n\nShip the cache on Monday.\n";
+    let r = w
+        .app
+        .as_user(
+            Method::POST,
+            &format!("{M}/repos/app/branches/plan/artifacts"),
+            &w.token,
+        )
+        .multipart(reqwest::multipart::Form::new().part(
+            "file",
+            reqwest::multipart::Part::bytes(doc.to_vec()).file_name("plan.md"),
+        ))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::CREATED);
+    let cookie = w.app.sign_in("ann", PASSWORD).await;
+    let origin = w.app.origin().to_owned();
+    let page = "/ann/mono/-/app/branches/plan/artifacts/plan.md";
+    let (_, html) = w.page(&cookie, page).await;
+    assert!(
+        html.contains(&format!(r#"method="post" action="{page}/threads""#)),
+        "{html}"
+    );
+
+    // A thread on a quoted passage, then a reply in it: back to the threads each time.
+    let r = w
+        .app
+        .post_form(
+            &cookie,
+            &origin,
+            &format!("{page}/threads"),
+            &[
+                ("quote", "on Monday"),
+                ("body", "Why *Monday*?"),
+                ("version", "1"),
+            ],
+        )
+        .await;
+    assert_eq!(r.status(), StatusCode::SEE_OTHER);
+    assert_eq!(location(&r), format!("{page}#threads"));
+    let threads = w
+        .api(
+            Method::GET,
+            "/repos/app/branches/plan/artifacts/plan.md/threads",
+            None,
+        )
+        .await;
+    let root = threads["items"][0]["root"].clone();
+    assert_eq!(root["anchor"]["exact"], "on Monday", "{threads}");
+    let id = root["id"].as_str().unwrap().to_owned();
+    let r = w
+        .app
+        .post_form(
+            &cookie,
+            &origin,
+            &format!("{page}/threads"),
+            &[("in_reply_to", id.as_str()), ("body", "The release train.")],
+        )
+        .await;
+    assert_eq!(r.status(), StatusCode::SEE_OTHER);
+    // An empty comment is refused, with the API's reason shown once on the page.
+    let r = w
+        .app
+        .post_form(
+            &cookie,
+            &origin,
+            &format!("{page}/threads"),
+            &[("body", "")],
+        )
+        .await;
+    assert_eq!(r.status(), StatusCode::SEE_OTHER);
+    let flash = flash_of(&r);
+    let (_, html) = w.page(&format!("{cookie}; {flash}"), page).await;
+    assert!(html.contains(r#"id="flash""#), "{html}");
+
+    // Resolved from the page.
+    let r = w
+        .app
+        .post_form(
+            &cookie,
+            &origin,
+            &format!("{page}/threads/{id}/state"),
+            &[("state", "resolved")],
+        )
+        .await;
+    assert_eq!(r.status(), StatusCode::SEE_OTHER);
+    let threads = w
+        .api(
+            Method::GET,
+            "/repos/app/branches/plan/artifacts/plan.md/threads",
+            None,
+        )
+        .await;
+    assert_eq!(
+        threads["items"][0]["root"]["state"], "resolved",
+        "{threads}"
+    );
+    assert_eq!(
+        threads["items"][0]["replies"][0]["body"],
+        "The release train."
+    );
+    let (_, html) = w.page(&cookie, page).await;
+    assert!(
+        html.contains("<em>Monday</em>") && html.contains("Reopen"),
+        "{html}"
+    );
+
+    // Bob, no member, gets the 404 page and writes nothing.
+    let bob = w.app.sign_in("bob", PASSWORD).await;
+    let r = w
+        .app
+        .post_form(
+            &bob,
+            &origin,
+            &format!("{page}/threads"),
+            &[("body", "sneaky")],
+        )
+        .await;
+    assert_eq!(r.status(), StatusCode::NOT_FOUND);
 }

@@ -2,7 +2,7 @@
 
 use reqwest::Method;
 use svc_protocol::ErrorCode;
-use svc_protocol::branch::ChangeMerge;
+use svc_protocol::branch::{ChangeMerge, ChangeQueued};
 
 use crate::client::{self, Refusal, Session};
 use crate::commands::branch::short;
@@ -14,7 +14,8 @@ use crate::workdir;
 /// Land a change: merge the branch of this name in every repo that has it open, all or none
 ///
 /// Each branch's checks must pass (or --force); then every repo's main moves at once,
-/// or none does.
+/// or none does. When a repo of the change has a merge queue, the change joins the
+/// queues instead and lands, every main at once, when each entry is tested green.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     #[command(flatten)]
@@ -34,10 +35,30 @@ pub fn run(global: &Global, args: &Args) -> Result<()> {
         path.push_str("?force=1");
     }
     let request = target.session.request(Method::POST, &path)?;
-    let merged: ChangeMerge = match target.session.answer(request)? {
-        Ok(response) => response.json().map_err(|e| target.session.garbled(&e))?,
+    let response = match target.session.answer(request)? {
+        Ok(response) => response,
         Err(refusal) => return Err(explain(&name, refusal, &target.session)),
     };
+    if response.status() == reqwest::StatusCode::ACCEPTED {
+        // A repo of the change has a merge queue: the change joined the queues.
+        let queued: ChangeQueued = response.json().map_err(|e| target.session.garbled(&e))?;
+        return print(global, &queued, || {
+            let mut text = format!(
+                "{name} joined the merge queues of {} repo(s) as change {}; every main moves at once when each is at its queue's front and green (svc queue list)",
+                queued.entries.len(),
+                queued.change
+            );
+            for e in &queued.entries {
+                text.push_str(&format!(
+                    "\n  {}  position {}",
+                    e.repo,
+                    e.position.unwrap_or_default()
+                ));
+            }
+            text
+        });
+    }
+    let merged: ChangeMerge = response.json().map_err(|e| target.session.garbled(&e))?;
     print(global, &merged, || {
         let mut text = format!(
             "Merged {name} into main in {} repo(s) as change {}",
