@@ -187,10 +187,8 @@ async fn sign_out_everywhere(
             .headers()
             .get(header::LOCATION)
             .is_some_and(|l| l == SIGN_IN);
-    if signed_out {
-        if let Ok(v) = HeaderValue::from_str(&crate::auth::clear_session_cookie()) {
-            response.headers_mut().append(header::SET_COOKIE, v);
-        }
+    if signed_out && let Ok(v) = HeaderValue::from_str(&crate::auth::clear_session_cookie()) {
+        response.headers_mut().append(header::SET_COOKIE, v);
     }
     response
 }
