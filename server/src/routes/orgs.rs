@@ -2,7 +2,6 @@
 
 use axum::extract::State;
 use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
 use svc_protocol::ApiErrorBody;
 use svc_protocol::ErrorCode;
 use svc_protocol::monorepo::{CreateInvite, Invite, InviteList, PutMember, Role};
@@ -229,7 +228,7 @@ pub async fn invite(
     caller: Caller,
     Path(path): Path<OrgPath>,
     Json(body): Json<CreateInvite>,
-) -> ApiResult<Response> {
+) -> ApiResult<(StatusCode, Json<OrgInviteAnswer>)> {
     let email = accounts::invite_email(&body.email)?;
     let role = body.role.unwrap_or(Role::Member);
     let now = now_ms();
@@ -294,7 +293,7 @@ pub async fn invite(
         (*sign_in_link, *link_expires_at, *mailed) =
             people::deliver(&state, link, &invite.email, &caller.login, &place).await;
     }
-    Ok((status, Json(answer)).into_response())
+    Ok((status, Json(answer)))
 }
 
 /// Pending invites (its people only).

@@ -14,7 +14,7 @@ use axum::response::{IntoResponse, Redirect, Response};
 
 use super::page::{self, Viewer};
 use crate::auth;
-use crate::error::ApiResult;
+use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
 
 /// The cookie carrying a refused write's reason back to its page.
@@ -52,8 +52,17 @@ pub async fn post_then(
     };
     match done {
         Ok(to) => Redirect::to(&to).into_response(),
-        Err(e) if e.status == StatusCode::NOT_FOUND => page::not_found(viewer),
-        Err(e) => refused(back, &e.message),
+        Err(e) => failed(viewer, back, &e),
+    }
+}
+
+/// The answer to a form whose write failed: the 404 page when the person may not see
+/// what it writes to, else back to `back` with the reason in a flash.
+pub fn failed(viewer: &Viewer, back: &str, e: &ApiError) -> Response {
+    if e.status == StatusCode::NOT_FOUND {
+        page::not_found(viewer)
+    } else {
+        refused(back, &e.message)
     }
 }
 

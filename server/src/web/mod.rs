@@ -5,7 +5,8 @@
 //! back (`forms`); the script adds live updates through the sockets and sends the same
 //! forms to the JSON API with the session cookie and `Origin` like any other client.
 //! The monorepo's own pages are `/{owner}/{monorepo}/{word}` (`paths::MONOREPO_PAGES`),
-//! a repo's `/{owner}/{monorepo}/-/{repo}`, so any repo name has pages.
+//! a repo's `/{owner}/{monorepo}/-/{repo}`, so any repo name has pages. A namespace's
+//! page is `/{owner}`, an org's own pages `/{owner}/-/{word}`; the person's `/settings`.
 
 mod agents;
 mod ansi;
@@ -27,8 +28,10 @@ mod issue_forms;
 mod issues;
 pub(crate) mod markdown;
 mod monorepo;
+mod orgs;
 mod page;
 mod people;
+mod person;
 mod queue;
 mod releases;
 mod signin;
@@ -52,6 +55,8 @@ pub fn router() -> axum::Router<AppState> {
         .merge(branches::router())
         .merge(queue::router())
         .merge(ci::router())
+        .merge(person::router())
+        .merge(orgs::router())
         .route("/", get(home::page))
         .route("/{owner}/{monorepo}", get(monorepo::page))
         .route("/{owner}/{monorepo}/-/{repo}", get(code::repo_root))

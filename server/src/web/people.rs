@@ -194,7 +194,7 @@ struct LinkBody {
 }
 
 /// The password twice, hashed; else the words for the form.
-fn chosen_password(password: &str, again: &str) -> Result<String, (StatusCode, String)> {
+pub(super) fn chosen_password(password: &str, again: &str) -> Result<String, (StatusCode, String)> {
     if password != again {
         return Err((
             StatusCode::UNPROCESSABLE_ENTITY,

@@ -81,6 +81,8 @@ mod web_code;
 mod web_forms;
 mod web_home;
 mod web_issues;
+mod web_orgs;
+mod web_person;
 
 /// Checks on the layout of the test files themselves.
 mod layout {
