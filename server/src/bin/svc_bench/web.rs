@@ -33,13 +33,13 @@
 //!   `--runs` loads after 10 untimed, first byte (goal p50 < 50 ms) and whole, each
 //!   alternating with a read of the same log through the API (`GET .../jobs/{job}/log`
 //!   with the session cookie, as the page's raw-log link) as the baseline;
-//! - page sizes: every kind of page with big data (the branch and commit above, its folder and big
-//!   file, its history, 40 releases with notes and files, 200 issues, an issue with a
-//!   300-comment timeline, an artifact with a 300 KB document and 120 threads), each
-//!   fetched whole and timed 20 times after its warm-up. Goal: every page's HTML under
-//!   100 KB (100,000 bytes) before images; the stylesheet and the script, loaded once
-//!   and cached, are reported beside them. A page at or over it makes the bench exit
-//!   non-zero (after printing everything).
+//! - page sizes: every kind of page with big data (the branch, commit and CI job pages
+//!   above, big's folder and big file, its history, 40 releases with notes and files,
+//!   200 issues, an issue with a 300-comment timeline, an artifact with a 300 KB
+//!   document and 120 threads), each fetched whole and timed 20 times after its
+//!   warm-up. Goal: every page's HTML under 100 KB (100,000 bytes) before images; the
+//!   stylesheet and the script, loaded once and cached, are reported beside them. A page
+//!   at or over it makes the bench exit non-zero (after printing everything).
 
 use std::io::Write;
 use std::path::Path;
