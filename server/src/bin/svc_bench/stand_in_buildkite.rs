@@ -99,18 +99,17 @@ fn answer(status: StatusCode, message: &str) -> Response {
 
 impl Shared {
     /// 401 unless the request carries the server's token.
-    fn check(&self, headers: &HeaderMap) -> Result<(), Response> {
+    fn refused(&self, headers: &HeaderMap) -> Option<Response> {
         let sent = headers
             .get(header::AUTHORIZATION)
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.strip_prefix("Bearer "));
-        if sent == Some(self.token.as_str()) {
-            return Ok(());
-        }
-        Err(answer(
-            StatusCode::UNAUTHORIZED,
-            "Authentication required. Please supply a valid API Access Token",
-        ))
+        (sent != Some(self.token.as_str())).then(|| {
+            answer(
+                StatusCode::UNAUTHORIZED,
+                "Authentication required. Please supply a valid API Access Token",
+            )
+        })
     }
 }
 
@@ -120,7 +119,7 @@ async fn create(
     headers: HeaderMap,
     Json(body): Json<Value>,
 ) -> Response {
-    if let Err(refused) = shared.check(&headers) {
+    if let Some(refused) = shared.refused(&headers) {
         return refused;
     }
     let n = shared.builds.fetch_add(1, Ordering::Relaxed) + 1;
@@ -145,7 +144,7 @@ async fn log(
     Path((_, _, _, job)): Path<(String, String, i64, String)>,
     headers: HeaderMap,
 ) -> Response {
-    if let Err(refused) = shared.check(&headers) {
+    if let Some(refused) = shared.refused(&headers) {
         return refused;
     }
     shared.log_reads.fetch_add(1, Ordering::Relaxed);
