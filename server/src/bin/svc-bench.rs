@@ -60,7 +60,9 @@
 //!   sync` of 1,000 unchanged files against an empty `.svc/`.
 //! - `svc-bench web [--database-url URL]`: the server-rendered pages, signed in with a
 //!   password: `GET /` with 50 monorepos and 1,000 activity lines; the first byte of a
-//!   1,000-file branch page, cold and warm; the size of every kind of page with big data.
+//!   1,000-file branch page, cold and warm, and of its commit page; the first byte of a CI
+//!   job page with a 1 MiB log read from a stand-in Buildkite, against the same log
+//!   through the API; the size of every kind of page with big data.
 //! - `svc-bench soak [--database-url URL] [--minutes N] [--keep]` (not in CI): a mixed
 //!   load (pushes, merges, issue writes, readers, 20 event sockets, hook deliveries) for
 //!   `--minutes` (10); errors and latency percentiles per kind, the server's RSS and fds over
@@ -313,9 +315,10 @@ enum Command {
         #[arg(long)]
         database_url: Option<String>,
     },
-    /// Server-rendered pages: the home, 1,000-file branch and commit pages' first byte, page sizes
+    /// Server-rendered pages: the home, branch, commit and CI job pages' first byte, page sizes
     Web {
-        /// Timed requests of the home and of the warm branch page (p50 and p99 are reported)
+        /// Timed requests of the home, the warm branch page, the commit page and the CI job
+        /// page with its log through the API (p50 and p99 are reported)
         #[arg(long, default_value_t = 200)]
         runs: usize,
         /// Cold branch page loads, each of a branch just pushed

@@ -127,6 +127,8 @@ struct Screen {
     lines: Vec<Line>,
     line: Line,
     style: Style,
+    /// The style's classes, made when it changes rather than for every character.
+    class: String,
     /// A carriage return came: the next text starts the line over.
     over: bool,
 }
@@ -144,11 +146,10 @@ impl Perform for Screen {
             self.line.runs.clear();
             self.over = false;
         }
-        let class = self.style.class();
         match self.line.runs.last_mut() {
-            Some(run) if run.class == class => run.text.push(c),
+            Some(run) if run.class == self.class => run.text.push(c),
             _ => self.line.runs.push(Run {
-                class,
+                class: self.class.clone(),
                 text: c.to_string(),
             }),
         }
@@ -166,6 +167,7 @@ impl Perform for Screen {
     fn csi_dispatch(&mut self, params: &Params, intermediates: &[u8], ignore: bool, action: u8) {
         if action == b'm' && intermediates.is_empty() && !ignore {
             self.style.apply(params);
+            self.class = self.style.class();
         }
     }
 }
@@ -176,6 +178,7 @@ pub fn render(log: &[u8]) -> Vec<Line> {
         lines: Vec::new(),
         line: Line::default(),
         style: Style::default(),
+        class: String::new(),
         over: false,
     };
     let mut parser = Parser::<DefaultCharAccumulator>::new();

@@ -23,4 +23,5 @@ pub mod org_access;
 pub mod real_repo;
 pub mod releases;
 pub mod soak;
+pub mod stand_in_buildkite;
 pub mod web;

@@ -25,13 +25,21 @@
 //!   page reads (getBranchDiff, 256 KiB of patches) alone;
 //! - commit page: topic-0's one commit (the same `--files`-file diff, against its
 //!   parent), `--runs` times after 10 untimed: first byte (goal < 100 ms) and whole;
-//! - page sizes: every kind of page with big data (the branch and commit above, its folder and big
-//!   file, its history, 40 releases with notes and files, 200 issues, an issue with a
-//!   300-comment timeline, an artifact with a 300 KB document and 120 threads), each
-//!   fetched whole and timed 20 times after its warm-up. Goal: every page's HTML under
-//!   100 KB (100,000 bytes) before images; the stylesheet and the script, loaded once
-//!   and cached, are reported beside them. A page at or over it makes the bench exit
-//!   non-zero (after printing everything).
+//! - CI job page: the server's Buildkite API is a stand-in on loopback
+//!   (`stand_in_buildkite`), the monorepo gets a CI connection, a build of topic-0 is
+//!   started through the API and its job finished by a signed `job.finished` webhook,
+//!   and the stand-in holds a 1 MiB log with colour for it. The job's page reads the log
+//!   from Buildkite at every load (`routes::ci_builds::log`) and renders its 48 KB tail:
+//!   `--runs` loads after 10 untimed, first byte (goal p50 < 50 ms) and whole, each
+//!   alternating with a read of the same log through the API (`GET .../jobs/{job}/log`
+//!   with the session cookie, as the page's raw-log link) as the baseline;
+//! - page sizes: every kind of page with big data (the branch, commit and CI job pages
+//!   above, big's folder and big file, its history, 40 releases with notes and files,
+//!   200 issues, an issue with a 300-comment timeline, an artifact with a 300 KB
+//!   document and 120 threads), each fetched whole and timed 20 times after its
+//!   warm-up. Goal: every page's HTML under 100 KB (100,000 bytes) before images; the
+//!   stylesheet and the script, loaded once and cached, are reported beside them. A page
+//!   at or over it makes the bench exit non-zero (after printing everything).
 
 use std::io::Write;
 use std::path::Path;
@@ -49,11 +57,20 @@ use super::common::{
     Api, Lcg, SECRET, Server, fast_import, git, git_door, print_load, print_machine, run, secs,
     timed, work_dir,
 };
+use super::stand_in_buildkite::StandInBuildkite;
 
 /// Goal: `GET /` p50.
 const HOME_GOAL: Duration = Duration::from_millis(30);
 /// Goal: the branch page's first byte.
 const FIRST_BYTE_GOAL: Duration = Duration::from_millis(100);
+/// Goal: the CI job page's first byte.
+const JOB_GOAL: Duration = Duration::from_millis(50);
+/// Bytes of the job's log.
+const JOB_LOG: usize = 1024 * 1024;
+/// The server's Buildkite token, the CI pipeline and the job.
+const BUILDKITE_TOKEN: &str = "svc-bench-buildkite";
+const PIPELINE: &str = "bench";
+const JOB: &str = "0190c0de-0000-4000-8000-00000000b0b0";
 /// Goal: every page's HTML below this many bytes.
 const PAGE_GOAL: usize = 100_000;
 /// Untimed requests before a timed series.
@@ -111,10 +128,20 @@ pub async fn bench(opts: Options) -> anyhow::Result<()> {
     }
     print_machine();
     let dir = work_dir("web")?;
-    let server = Server::start(
+    let buildkite = StandInBuildkite::start(BUILDKITE_TOKEN).await?;
+    let config = dir.join("svc.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[ci.buildkite]\napi_url = \"{}\"\ntoken = \"{BUILDKITE_TOKEN}\"\n",
+            buildkite.api_url
+        ),
+    )?;
+    let server = Server::start_with(
         &dir.join("data"),
         opts.database_url.as_deref(),
         &dir.join("server.log"),
+        Some(&config),
     )
     .await?;
     println!(
@@ -247,6 +274,37 @@ pub async fn bench(opts: Options) -> anyhow::Result<()> {
         )
         .await?;
 
+    // The CI job page of a 1 MiB log, against the same log through the API.
+    let started = Instant::now();
+    let job_page = seed_ci(&server, &api, &buildkite, first).await?;
+    println!(
+        "set-up: a CI connection to the stand-in Buildkite at {}, build {} of topic-0 \
+         started through the API, its job finished by a signed webhook, a {JOB_LOG}-byte \
+         log with colour ({})",
+        buildkite.api_url,
+        job_page.build,
+        secs(started.elapsed())
+    );
+    print_load();
+    let reads_before = buildkite.log_reads();
+    for _ in 0..WARM_UP {
+        browser.first_byte(&job_page.page).await?;
+        browser.first_byte(&job_page.log).await?;
+    }
+    let (mut jobs, mut logs) = (Vec::with_capacity(opts.runs), Vec::with_capacity(opts.runs));
+    for _ in 0..opts.runs {
+        jobs.push(browser.first_byte(&job_page.page).await?);
+        logs.push(browser.first_byte(&job_page.log).await?);
+    }
+    let log_reads = buildkite.log_reads() - reads_before;
+    check_job_page(&jobs[0].body)?;
+    if logs[0].body.len() != JOB_LOG {
+        bail!(
+            "the API answered {} bytes of log, not {JOB_LOG}",
+            logs[0].body.len()
+        );
+    }
+
     // (3) Every kind of page with big data.
     let started = Instant::now();
     let seeded = seed_pages(&api, &rest, first, &big).await?;
@@ -289,6 +347,7 @@ pub async fn bench(opts: Options) -> anyhow::Result<()> {
             format!("commit: {}-file diff", opts.files),
             commit_page.clone(),
         ),
+        ("CI job: 1 MiB log".into(), job_page.page.clone()),
         (format!("issues ({ISSUES})"), format!("{m}/issues")),
         (
             format!("issue: {COMMENTS} comments"),
@@ -405,6 +464,40 @@ pub async fn bench(opts: Options) -> anyhow::Result<()> {
         verdict(warm50 < FIRST_BYTE_GOAL),
         ms(commit50),
         verdict(commit50 < FIRST_BYTE_GOAL)
+    );
+    let job_first = pick(&jobs, |f| f.first_byte);
+    let log_first = pick(&logs, |f| f.first_byte);
+    println!(
+        "CI job page, a {JOB_LOG}-byte log with colour (job finished; read from the \
+         stand-in Buildkite at each load: {log_reads} reads for {} loads of the page and \
+         the API), {} loads: first byte p50 {}, p99 {}, max {}; headers p50 {}; whole \
+         p50 {}, p99 {}; {} bytes",
+        2 * (WARM_UP + jobs.len()),
+        jobs.len(),
+        ms(percentile(&job_first, 50)),
+        ms(percentile(&job_first, 99)),
+        ms(percentile(&job_first, 100)),
+        ms(percentile(&pick(&jobs, |f| f.headers), 50)),
+        ms(percentile(&pick(&jobs, |f| f.total), 50)),
+        ms(percentile(&pick(&jobs, |f| f.total), 99)),
+        jobs[0].body.len()
+    );
+    println!(
+        "  baseline, the same log through the API (GET {}, each load after a page load): \
+         first byte p50 {}, p99 {}; whole p50 {}, p99 {}; {} bytes",
+        job_page.log,
+        ms(percentile(&log_first, 50)),
+        ms(percentile(&log_first, 99)),
+        ms(percentile(&pick(&logs, |f| f.total), 50)),
+        ms(percentile(&pick(&logs, |f| f.total), 99)),
+        logs[0].body.len()
+    );
+    let job50 = percentile(&job_first, 50);
+    println!(
+        "goal CI job page first byte < {}: p50 {}: {}",
+        ms(JOB_GOAL),
+        ms(job50),
+        verdict(job50 < JOB_GOAL)
     );
     println!(
         "page sizes (the HTML; every page also loads the stylesheet, {css} bytes, and the \
@@ -1139,6 +1232,136 @@ fn edit(rng: &mut Lcg, old: Vec<String>) -> Vec<String> {
         lines.push("// edited\n".to_owned());
     }
     lines
+}
+
+// ---------------------------------------------------------------------------------------
+// A CI job with a big log
+
+/// The job's page and its log in the API.
+struct CiJobPages {
+    /// The build's number.
+    build: i64,
+    page: String,
+    log: String,
+}
+
+/// Connects `m` to the stand-in Buildkite, starts a build of big's topic-0 through the
+/// API (the stand-in answers it), finishes its job with a signed `job.finished` webhook
+/// as Buildkite sends it, and gives the stand-in the job's log.
+async fn seed_ci(
+    server: &Server,
+    api: &Api,
+    buildkite: &StandInBuildkite,
+    m: &Mono,
+) -> anyhow::Result<CiJobPages> {
+    let base = format!("/v1/monorepos/{}", m.full);
+    let made = api
+        .post(
+            &format!("{base}/ci/connections"),
+            json!({"service": "buildkite", "organization": "acme"}),
+        )
+        .await?;
+    let connection = made["id"].as_str().context("no connection id")?;
+    let webhook_token = made["webhook_token"].as_str().context("no webhook_token")?;
+    let build = api
+        .post(
+            &format!("{base}/ci/pipelines/{PIPELINE}/builds"),
+            json!({"branch": "topic-0", "repo": "big"}),
+        )
+        .await?;
+    let id = build["id"].as_str().context("no build id")?;
+    let number = build["number"].as_i64().context("no build number")?;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)?
+        .as_secs();
+    let event = json!({"event": "job.finished", "pipeline": {"slug": PIPELINE},
+        "build": {"id": id, "number": number, "state": "passed", "commit": build["commit"],
+            "branch": "topic-0", "meta_data": build["meta_data"]},
+        "job": {"id": JOB, "type": "script", "name": "cargo test", "state": "passed",
+            "exit_status": 0}});
+    let body = serde_json::to_vec(&event)?;
+    let r = reqwest::Client::new()
+        .post(format!("{}/v1/ci/webhooks/{connection}", server.base))
+        .header("x-buildkite-event", "job.finished")
+        .header(
+            "x-buildkite-signature",
+            svc_server::ci::signature::sign(webhook_token, i64::try_from(now)?, &body),
+        )
+        .header(CONTENT_TYPE, "application/json")
+        .body(body)
+        .send()
+        .await?;
+    if !r.status().is_success() {
+        bail!(
+            "the job.finished webhook: {} {}",
+            r.status(),
+            r.text().await?
+        );
+    }
+    buildkite.set_log(JOB, job_log());
+    Ok(CiJobPages {
+        build: number,
+        page: format!("{}/ci/builds/{id}/jobs/{JOB}", m.page),
+        log: format!("{base}/ci/builds/{id}/jobs/{JOB}/log"),
+    })
+}
+
+/// The last line of the job's log.
+const LOG_END: &str = "bench log end";
+
+/// A test run's log as Buildkite keeps it, [`JOB_LOG`] bytes: each line stamped with
+/// Buildkite's timestamp escape, groups, passing tests in green, warnings in yellow,
+/// 256-colour timings, compiler lines in bold; [`LOG_END`] last.
+fn job_log() -> Vec<u8> {
+    let mut rng = Lcg(11);
+    let last = format!("\x1b_bk;t=1767000999999\x07\x1b[1;32m{LOG_END}\x1b[0m\n");
+    let mut log = Vec::with_capacity(JOB_LOG);
+    for n in 0u64.. {
+        let t = 1_767_000_000_000 + 7 * n;
+        let text = match rng.below(20) {
+            0 => format!("~~~ Running tests of crate_{}\n", rng.below(40)),
+            1 => format!(
+                "\x1b[33mwarning\x1b[0m: unused variable: `value_{n}` \x1b[38;5;244m(src/m{:02}/f{:05}.rs:{})\x1b[0m\n",
+                rng.below(20),
+                rng.below(2_000),
+                rng.below(200)
+            ),
+            2 => format!(
+                "\x1b[1m   Compiling\x1b[0m crate_{} v0.{}.0 (/workdir/crates/crate_{})\n",
+                rng.below(40),
+                rng.below(9),
+                rng.below(40)
+            ),
+            _ => format!(
+                "test handlers::m{:02}::case_{n} ... \x1b[32mok\x1b[0m \x1b[38;5;244m({} ms)\x1b[0m\n",
+                rng.below(20),
+                rng.below(900)
+            ),
+        };
+        let line = format!("\x1b_bk;t={t}\x07{text}");
+        if log.len() + line.len() + last.len() > JOB_LOG {
+            break;
+        }
+        log.extend_from_slice(line.as_bytes());
+    }
+    let room = JOB_LOG - log.len() - last.len();
+    if room > 0 {
+        log.extend_from_slice(format!("{}\n", ".".repeat(room - 1)).as_bytes());
+    }
+    log.extend_from_slice(last.as_bytes());
+    log
+}
+
+/// Checks the job page shows the log's tail in colour and no raw escape.
+fn check_job_page(body: &[u8]) -> anyhow::Result<()> {
+    let html = String::from_utf8_lossy(body);
+    if !html.contains(LOG_END) || !html.contains("class=\"a-f2\"") {
+        bail!("the job page does not show the log's tail in colour");
+    }
+    if html.contains('\u{1b}') {
+        bail!("a raw escape code reached the job page");
+    }
+    Ok(())
 }
 
 // ---------------------------------------------------------------------------------------
