@@ -29,6 +29,9 @@ mod monorepo;
 mod page;
 mod people;
 mod releases;
+mod settings;
+mod settings_forms;
+mod settings_hooks;
 mod signin;
 
 pub use branch::branch_page;
@@ -48,6 +51,7 @@ pub fn router() -> axum::Router<AppState> {
         .merge(branch_forms::router())
         .merge(branches::router())
         .merge(ci::router())
+        .merge(settings::router())
         .route("/", get(home::page))
         .route("/{owner}/{monorepo}", get(monorepo::page))
         .route("/{owner}/{monorepo}/-/{repo}", get(code::repo_root))

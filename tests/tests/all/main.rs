@@ -80,6 +80,7 @@ mod web_code;
 mod web_forms;
 mod web_home;
 mod web_issues;
+mod web_settings;
 
 /// Checks on the layout of the test files themselves.
 mod layout {
