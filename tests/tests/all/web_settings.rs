@@ -385,7 +385,7 @@ async fn an_owner_adds_a_hook_and_sees_its_deliveries_with_redeliver_and_replay(
 
     // A push: a delivery, delivered, with its try on the hook's page.
     w.git.commit(&w.work, "Second", &[("b.txt", b"b\n")]);
-    w.git.ok(&w.work, &["push", "-q", "origin", "HEAD:main"]);
+    w.git.ok(&w.work, &["push", "-q", "origin", "HEAD:topic"]);
     rx.wait_for(1, Duration::from_secs(10)).await;
     let page = format!("{hooks}/{id}");
     let mut html = String::new();
@@ -463,7 +463,7 @@ async fn the_settings_in_a_browser_without_javascript_and_at_360_px() {
     )
     .await;
     w.git.commit(&w.work, "Second", &[("b.txt", b"b\n")]);
-    w.git.ok(&w.work, &["push", "-q", "origin", "HEAD:main"]);
+    w.git.ok(&w.work, &["push", "-q", "origin", "HEAD:topic"]);
     rx.wait_for(1, Duration::from_secs(10)).await;
     let hook = w.api(Method::GET, "/hooks", None).await["items"][0]["id"]
         .as_str()
