@@ -24,10 +24,10 @@ use crate::store::repos::{self, RepoRow};
 use crate::suggest;
 
 /// The words of a monorepo's own web pages, `/{owner}/{monorepo}/{word}` (the issues,
-/// the agent sessions, CI, the chats). They share that level with the git door's
+/// the agent sessions, CI, the chats, the settings). They share that level with the git door's
 /// `/{owner}/{monorepo}/{repo}`, which also answers a repo so named (see `git::door`);
 /// the repo's pages are under `/-/{repo}`, so no repo name collides with them.
-pub const MONOREPO_PAGES: [&str; 4] = ["issues", "agents", "ci", "chats"];
+pub const MONOREPO_PAGES: [&str; 5] = ["issues", "agents", "ci", "chats", "settings"];
 
 /// `/v1/monorepos/{owner}/{monorepo}`.
 #[derive(Debug, Clone, Deserialize, IntoParams)]

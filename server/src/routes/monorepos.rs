@@ -345,7 +345,7 @@ pub struct DeleteQuery {
     /// The monorepo's `<owner>/<name>`, typed out in full. Required; an `Option` here so
     /// that a missing one gets the message saying what to type.
     #[param(required = true)]
-    confirm: Option<String>,
+    pub(crate) confirm: Option<String>,
 }
 
 /// Deletes the monorepo with everything in it (owners; `?confirm=<owner>/<name>`).

@@ -46,14 +46,27 @@ pub async fn post_then(
     back: &str,
     run: impl std::future::Future<Output = ApiResult<String>>,
 ) -> Response {
+    match post_shown(state, viewer, headers, back, run).await {
+        Ok(to) => Redirect::to(&to).into_response(),
+        Err(response) => response,
+    }
+}
+
+/// [`post`] for a write whose answer the page shows this once, in the POST's own answer
+/// (a secret or sign-in link made for it, which no later read gives, so it never rides
+/// a redirect or a cookie): `run`'s answer, else the answer for its refusal.
+pub async fn post_shown<T>(
+    state: &AppState,
+    viewer: &Viewer,
+    headers: &HeaderMap,
+    back: &str,
+    run: impl std::future::Future<Output = ApiResult<T>>,
+) -> Result<T, Response> {
     let done = match auth::check_origin(headers, state) {
         Ok(()) => run.await,
         Err(e) => Err(e),
     };
-    match done {
-        Ok(to) => Redirect::to(&to).into_response(),
-        Err(e) => failed(viewer, back, &e),
-    }
+    done.map_err(|e| failed(viewer, back, &e))
 }
 
 /// The answer to a form whose write failed: the 404 page when the person may not see

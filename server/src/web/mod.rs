@@ -34,6 +34,9 @@ mod people;
 mod person;
 mod queue;
 mod releases;
+mod settings;
+mod settings_forms;
+mod settings_hooks;
 mod signin;
 
 pub use branch::branch_page;
@@ -57,6 +60,7 @@ pub fn router() -> axum::Router<AppState> {
         .merge(ci::router())
         .merge(person::router())
         .merge(orgs::router())
+        .merge(settings::router())
         .route("/", get(home::page))
         .route("/{owner}/{monorepo}", get(monorepo::page))
         .route("/{owner}/{monorepo}/-/{repo}", get(code::repo_root))

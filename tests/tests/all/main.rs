@@ -83,6 +83,7 @@ mod web_home;
 mod web_issues;
 mod web_orgs;
 mod web_person;
+mod web_settings;
 
 /// Checks on the layout of the test files themselves.
 mod layout {

@@ -25,7 +25,11 @@ pub(crate) struct World {
 
 impl World {
     pub async fn new() -> World {
-        let app = TestApp::start().await;
+        World::with_app(TestApp::start().await).await
+    }
+
+    /// The same on a server started as the caller chose.
+    pub async fn with_app(app: TestApp) -> World {
         let token = app
             .bootstrap(json!({"email": "ann@example.com", "login": "ann", "password": PASSWORD}))
             .await
@@ -96,7 +100,7 @@ pub(crate) fn location(r: &reqwest::Response) -> String {
 }
 
 /// The flash cookie a refused form's answer sets, as `name=value`.
-fn flash_of(r: &reqwest::Response) -> String {
+pub(crate) fn flash_of(r: &reqwest::Response) -> String {
     let set = r
         .headers()
         .get_all(header::SET_COOKIE)
@@ -154,6 +158,7 @@ async fn a_repo_named_like_a_monorepo_page_has_its_pages_and_the_pages_theirs() 
         ("/ann/mono/-/agents?repo=app", "/ann/mono/agents?repo=app"),
         ("/ann/mono/-/chats", "/ann/mono/chats"),
         ("/ann/mono/-/ci", "/ann/mono/ci"),
+        ("/ann/mono/-/settings", "/ann/mono/settings"),
         ("/ann/mono/-/issues/1", "/ann/mono/issues/1"),
         ("/ann/mono/-/agents/abc", "/ann/mono/agents/abc"),
     ] {
