@@ -51,7 +51,7 @@ struct Row {
 }
 
 #[derive(Template)]
-#[template(path = "settings.html")]
+#[template(path = "person.html")]
 struct SettingsPage {
     layout: Layout,
     rows: Vec<Row>,

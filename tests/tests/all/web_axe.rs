@@ -80,6 +80,10 @@ async fn every_page_passes_axe_and_reads_at_360_px() {
         (commit.as_str(), "axe-commit"),
         ("/ann/mono/issues", "axe-issues"),
         ("/ann/mono/issues/1", "axe-issue"),
+        ("/ann/mono/settings", "axe-settings"),
+        ("/ann/mono/settings/hooks", "axe-settings-hooks"),
+        ("/settings", "axe-person"),
+        ("/ann", "axe-namespace"),
     ];
     let mut problems = Vec::new();
     for (path, name) in pages {
