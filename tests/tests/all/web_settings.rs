@@ -72,7 +72,9 @@ async fn an_owner_manages_members_labels_repos_ci_and_the_name_from_the_settings
     assert!(home.contains(r#"href="/ann/mono/settings" id="settings-link""#));
 
     // A member by login; an unknown login is refused with the reason.
-    let r = w.app.post_form(
+    let r = w
+        .app
+        .post_form(
             &cookie,
             &origin,
             &format!("{S}/members"),
@@ -83,7 +85,9 @@ async fn an_owner_manages_members_labels_repos_ci_and_the_name_from_the_settings
     assert_eq!(location(&r), S);
     let list = w.api(Method::GET, "/members", None).await;
     assert!(names(&list, "login").contains(&"bob".to_owned()), "{list}");
-    let r = w.app.post_form(
+    let r = w
+        .app
+        .post_form(
             &cookie,
             &origin,
             &format!("{S}/members"),
@@ -101,7 +105,9 @@ async fn an_owner_manages_members_labels_repos_ci_and_the_name_from_the_settings
     assert!(html.contains("no one is called nobody"), "{html}");
     // bob made owner, then member again.
     for role in ["owner", "member"] {
-        let r = w.app.post_form(
+        let r = w
+            .app
+            .post_form(
                 &cookie,
                 &origin,
                 &format!("{S}/members/bob"),
@@ -121,7 +127,9 @@ async fn an_owner_manages_members_labels_repos_ci_and_the_name_from_the_settings
     }
 
     // An invite by email: its sign-in link shown in the answer, once.
-    let r = w.app.post_form(
+    let r = w
+        .app
+        .post_form(
             &cookie,
             &origin,
             &format!("{S}/members"),
@@ -134,7 +142,9 @@ async fn an_owner_manages_members_labels_repos_ci_and_the_name_from_the_settings
     let (_, html) = w.page(&cookie, S).await;
     assert!(html.contains(r#"data-email="new@example.com""#), "{html}");
     assert!(!html.contains(&link), "the link is shown once");
-    let r = w.app.post_form(
+    let r = w
+        .app
+        .post_form(
             &cookie,
             &origin,
             &format!("{S}/invites/new%40example.com/cancel"),
@@ -147,7 +157,9 @@ async fn an_owner_manages_members_labels_repos_ci_and_the_name_from_the_settings
 
     // Labels: made with a description that is script text (shown as text), edited,
     // deleted.
-    let r = w.app.post_form(
+    let r = w
+        .app
+        .post_form(
             &cookie,
             &origin,
             &format!("{S}/labels"),
@@ -170,7 +182,9 @@ async fn an_owner_manages_members_labels_repos_ci_and_the_name_from_the_settings
         html.contains(&format!(r#"action="{S}/labels/triage""#)),
         "{html}"
     );
-    let r = w.app.post_form(
+    let r = w
+        .app
+        .post_form(
             &cookie,
             &origin,
             &format!("{S}/labels/triage"),
@@ -195,18 +209,21 @@ async fn an_owner_manages_members_labels_repos_ci_and_the_name_from_the_settings
         (Some("blue"), None),
         "{label}"
     );
-    w.app.post_form(
-        &cookie,
-        &origin,
-        &format!("{S}/labels/needs%20triage/delete"),
-        &[],
-    )
-    .await;
+    w.app
+        .post_form(
+            &cookie,
+            &origin,
+            &format!("{S}/labels/needs%20triage/delete"),
+            &[],
+        )
+        .await;
     let labels = w.api(Method::GET, "/labels", None).await;
     assert!(!names(&labels, "name").contains(&"needs triage".to_owned()));
 
     // A repo's releases made public.
-    let r = w.app.post_form(
+    let r = w
+        .app
+        .post_form(
             &cookie,
             &origin,
             &format!("{S}/repos/app"),
@@ -220,7 +237,9 @@ async fn an_owner_manages_members_labels_repos_ci_and_the_name_from_the_settings
     assert!(html.contains("Make releases private"), "{html}");
 
     // CI: the webhook token shown in the answer alone; the URL stays on the page.
-    let r = w.app.post_form(
+    let r = w
+        .app
+        .post_form(
             &cookie,
             &origin,
             &format!("{S}/ci"),
@@ -235,7 +254,9 @@ async fn an_owner_manages_members_labels_repos_ci_and_the_name_from_the_settings
     assert!(!html.contains(&token), "the token is shown once");
     let ci = w.api(Method::GET, "/ci", None).await;
     let id = ci["connections"][0]["id"].as_str().unwrap().to_owned();
-    let r = w.app.post_form(&cookie, &origin, &format!("{S}/ci/{id}/delete"), &[])
+    let r = w
+        .app
+        .post_form(&cookie, &origin, &format!("{S}/ci/{id}/delete"), &[])
         .await;
     assert_eq!(location(&r), S);
     let ci = w.api(Method::GET, "/ci", None).await;
@@ -253,7 +274,9 @@ async fn an_owner_manages_members_labels_repos_ci_and_the_name_from_the_settings
             assert_eq!(status, StatusCode::NOT_FOUND, "{page}");
             assert!(!html.contains("Settings of"), "{html}");
         }
-        let r = w.app.post_form(
+        let r = w
+            .app
+            .post_form(
                 who,
                 &origin,
                 &format!("{S}/labels"),
@@ -261,7 +284,9 @@ async fn an_owner_manages_members_labels_repos_ci_and_the_name_from_the_settings
             )
             .await;
         assert_eq!(r.status(), StatusCode::NOT_FOUND);
-        let r = w.app.post_form(
+        let r = w
+            .app
+            .post_form(
                 who,
                 &origin,
                 &format!("{S}/delete"),
@@ -275,14 +300,18 @@ async fn an_owner_manages_members_labels_repos_ci_and_the_name_from_the_settings
     let labels = w.api(Method::GET, "/labels", None).await;
     assert!(!names(&labels, "name").contains(&"sneaky".to_owned()));
     // bob removed: no longer a member.
-    let r = w.app.post_form(&cookie, &origin, &format!("{S}/members/bob/remove"), &[])
+    let r = w
+        .app
+        .post_form(&cookie, &origin, &format!("{S}/members/bob/remove"), &[])
         .await;
     assert_eq!(location(&r), S);
     let list = w.api(Method::GET, "/members", None).await;
     assert_eq!(names(&list, "login"), ["ann"], "{list}");
 
     // Rename: a wrong confirmation is refused with the reason, the right one renames.
-    let r = w.app.post_form(
+    let r = w
+        .app
+        .post_form(
             &cookie,
             &origin,
             &format!("{S}/rename"),
@@ -303,7 +332,9 @@ async fn an_owner_manages_members_labels_repos_ci_and_the_name_from_the_settings
         "{html}"
     );
     w.api(Method::GET, "", None).await;
-    let r = w.app.post_form(
+    let r = w
+        .app
+        .post_form(
             &cookie,
             &origin,
             &format!("{S}/rename"),
@@ -317,11 +348,15 @@ async fn an_owner_manages_members_labels_repos_ci_and_the_name_from_the_settings
 
     // Delete: refused without the name, then gone.
     let at = "/ann/renamed/settings/delete";
-    let r = w.app.post_form(&cookie, &origin, at, &[("confirm", "ann/mono")])
+    let r = w
+        .app
+        .post_form(&cookie, &origin, at, &[("confirm", "ann/mono")])
         .await;
     assert_eq!(location(&r), "/ann/renamed/settings");
     flash_of(&r);
-    let r = w.app.post_form(&cookie, &origin, at, &[("confirm", "ann/renamed")])
+    let r = w
+        .app
+        .post_form(&cookie, &origin, at, &[("confirm", "ann/renamed")])
         .await;
     assert_eq!(location(&r), "/");
     let r = w
@@ -395,7 +430,9 @@ async fn an_owner_adds_a_hook_and_sees_its_deliveries_with_redeliver_and_replay(
         .unwrap()
         .to_owned();
 
-    let r = w.app.post_form(
+    let r = w
+        .app
+        .post_form(
             &cookie,
             &origin,
             &format!("{page}/deliveries/{delivery}/redeliver"),
@@ -405,7 +442,9 @@ async fn an_owner_adds_a_hook_and_sees_its_deliveries_with_redeliver_and_replay(
     assert_eq!(r.status(), StatusCode::SEE_OTHER);
     assert_eq!(location(&r), page);
     rx.wait_for(2, Duration::from_secs(10)).await;
-    let r = w.app.post_form(
+    let r = w
+        .app
+        .post_form(
             &cookie,
             &origin,
             &format!("{page}/replay"),
@@ -422,7 +461,9 @@ async fn an_owner_adds_a_hook_and_sees_its_deliveries_with_redeliver_and_replay(
     let (status, _) = w.page(&bob, &page).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
 
-    let r = w.app.post_form(&cookie, &origin, &format!("{page}/delete"), &[])
+    let r = w
+        .app
+        .post_form(&cookie, &origin, &format!("{page}/delete"), &[])
         .await;
     assert_eq!(location(&r), hooks);
     let list = w.api(Method::GET, "/hooks", None).await;
