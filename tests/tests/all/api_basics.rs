@@ -32,8 +32,9 @@ async fn every_error_has_the_error_shape() {
         .await
         .unwrap();
     expect_error(r, StatusCode::NOT_FOUND, "not_found").await;
+    // (`/nothing-here` alone is a namespace's page: a stranger is sent to sign in.)
     let r = app
-        .request(Method::GET, "/nothing-here")
+        .request(Method::GET, "/nothing-here/at/all/x/y")
         .send()
         .await
         .unwrap();
