@@ -45,31 +45,42 @@ const URL_ATTRIBUTES: &[&str] = &[
 ];
 
 /// Why `html` is not safe to put in a page as it is: `<script` anywhere, an element of
-/// [`FORBIDDEN`] (but `<meta charset>` when `page` is a whole page), an `on…` event
-/// handler attribute, or an address of `javascript:`, `vbscript:` or a `data:` that is
-/// not an image (only when `data_images`). Empty when it is safe.
+/// [`FORBIDDEN`], an `on…` event handler attribute, or an address of `javascript:`,
+/// `vbscript:` or a `data:` that is not an image (only when `data_images`). Empty when it
+/// is safe.
+///
+/// When `html` is a whole `page`, its head is the service's own (a `<meta charset>`, the
+/// viewport `<meta>` and the inline typography `<style>`, which the document's policy
+/// allows): there those are no problem, and the rest of the rules still hold. From
+/// `<body>` on, where people's text is, every rule holds.
 pub fn markup_problems(html: &str, page: bool, data_images: bool) -> Vec<String> {
-    let problems = RefCell::new(Vec::new());
+    let mut problems = Vec::new();
     if html.to_ascii_lowercase().contains("<script") {
-        problems
-            .borrow_mut()
-            .push("`<script` in the text".to_owned());
+        problems.push("`<script` in the text".to_owned());
     }
+    let (head, body) = match page.then(|| html.find("<body>")).flatten() {
+        Some(at) => html.split_at(at),
+        None => ("", html),
+    };
+    problems.extend(element_problems(head, &["meta", "style"], data_images));
+    problems.extend(element_problems(body, &[], data_images));
+    problems
+}
+
+/// The element and attribute rules of [`markup_problems`] over `html`, with the elements
+/// of `allowed` let through.
+fn element_problems(html: &str, allowed: &[&str], data_images: bool) -> Vec<String> {
+    let problems = RefCell::new(Vec::new());
     let settings = RewriteStrSettings::new()
         .with_strict(false)
         .with_enable_esi_tags(false)
         .append_element_content_handler(element!("*", |el| {
             let tag = el.tag_name().to_ascii_lowercase();
-            let attributes: Vec<(String, String)> = el
-                .attributes()
-                .iter()
-                .map(|a| (a.name().to_ascii_lowercase(), a.value()))
-                .collect();
-            let charset_only = attributes.len() == 1 && attributes[0].0 == "charset";
-            if FORBIDDEN.contains(&tag.as_str()) && !(page && tag == "meta" && charset_only) {
+            if FORBIDDEN.contains(&tag.as_str()) && !allowed.contains(&tag.as_str()) {
                 problems.borrow_mut().push(format!("a <{tag}> element"));
             }
-            for (name, value) in &attributes {
+            for attribute in el.attributes() {
+                let (name, value) = (attribute.name().to_ascii_lowercase(), attribute.value());
                 if name.starts_with("on") {
                     problems
                         .borrow_mut()

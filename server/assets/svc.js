@@ -319,12 +319,14 @@
 // page refreshes on its own issue's events, toggles reactions and clears the comment form
 // once sent. The artifact page starts threads (on a quote, taken from a selection in the
 // framed document when the frame can be read) and refreshes its threads on their events,
-// keeping replies being written.
+// keeping replies being written. A monorepo's settings page follows its members and
+// labels.
 (() => {
   const made = document.getElementById('new-issue');
   const issue = document.getElementById('issue');
   const art = document.getElementById('artifact');
-  if (!made && !issue && !art) return;
+  const settings = document.getElementById('settings');
+  if (!made && !issue && !art && !settings) return;
 
   const wsUrl = (path) => (location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + path;
   const say = (form, text, bad) => {
@@ -340,13 +342,15 @@
   };
   // Calls `on` with each event of the monorepo's socket once caught up, and with null
   // when events may have been missed (a reconnect, a resync).
-  const listen = (on) => {
+  // `since`, when the page says which event it was read at, replays what came after.
+  const listen = (on, since) => {
     const label = document.body.dataset.monorepo;
     if (!label || !window.WebSocket) return;
     let delay = 1000;
     let before = false;
     const connect = () => {
-      const ws = new WebSocket(wsUrl('/v1/monorepos/' + label + '/events'));
+      const after = !before && since ? '?since=' + encodeURIComponent(since) : '';
+      const ws = new WebSocket(wsUrl('/v1/monorepos/' + label + '/events' + after));
       let caught = false;
       ws.onmessage = (m) => {
         if (m.data === 'pong') return;
@@ -355,8 +359,8 @@
         if (f.type === 'caught_up') {
           if (!caught && before) on(null);
           caught = true; before = true; delay = 1000;
-        } else if (f.type === 'resync' && caught) on(null);
-        else if (f.type === 'event' && caught) on(f);
+        } else if (f.type === 'resync' && (caught || after)) on(null);
+        else if (f.type === 'event' && (caught || after)) on(f);
       };
       ws.onclose = (e) => {
         if (e.code === 4403 || e.code === 4404) return;
@@ -404,6 +408,8 @@
         if (!pick || !pick.dataset.react) return;
         path = pick.dataset.react + '/' + encodeURIComponent(pick.value);
       } else return;
+      // The form works without script too; with it, the page updates in place.
+      e.preventDefault();
       const group = b.closest('.reactions');
       b.disabled = true;
       try {
@@ -416,6 +422,13 @@
     listen((f) => {
       if (!f || (f.collection === 'issues' && String(f.key) === issue.dataset.liveIssue)) refresh();
     });
+  }
+
+  if (settings) {
+    const refresh = refresher(['members', 'invites', 'labels']);
+    listen((f) => {
+      if (!f || f.collection === 'members' || f.collection === 'labels') refresh();
+    }, settings.dataset.since);
   }
 
   if (art) {

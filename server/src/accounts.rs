@@ -164,6 +164,11 @@ pub async fn accept_invites(tx: &mut Tx, user_id: &str, email: &str) -> store::R
                 now_ms(),
             )
             .await?;
+            let login = users::by_id(tx.h(), user_id).await?.map(|u| u.login);
+            if let Some(login) = login {
+                crate::member_events::changed(tx.h(), &invite.monorepo_id, user_id, &login, None)
+                    .await?;
+            }
         }
     }
     Ok(())

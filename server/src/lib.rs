@@ -27,6 +27,7 @@ pub mod issues;
 pub mod live;
 pub mod login_rule;
 pub mod maintenance;
+pub mod member_events;
 pub mod merge_queue;
 pub mod merging;
 pub mod middleware;

@@ -29,7 +29,8 @@ use crate::state::AppState;
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RateLimitSettings {
-    /// Sign-in attempts per client address: password sign-in, starting a device login,
+    /// Sign-in attempts per client address: password sign-in (the API and the pages'
+    /// forms: sign-in, sign-up, a sign-in link, approving a device), starting a device login,
     /// the browser sign-in and its callback, and the bootstrap user.
     pub sign_in_per_minute: u32,
     /// Device-flow polls (`POST /v1/login/token`) per client address, on top of each
@@ -70,7 +71,10 @@ pub enum Class {
 /// sign-in link's, sign-up's) count as signing in.
 pub fn class(method: &Method, path: &str) -> Option<Class> {
     let post = method == Method::POST;
-    if post && (path == "/signup" || path.starts_with("/login/link/")) {
+    // The pages' own sign-in forms (they work without JavaScript).
+    if post && matches!(path, "/signup" | "/login" | "/login/device")
+        || post && path.starts_with("/login/link/")
+    {
         return Some(Class::SignIn);
     }
     if !path.starts_with("/v1/") {
@@ -221,6 +225,9 @@ mod tests {
         assert_eq!(c(Method::POST, "/v1/login/password"), Some(Class::SignIn));
         assert_eq!(c(Method::POST, "/v1/login/device"), Some(Class::SignIn));
         assert_eq!(c(Method::POST, "/signup"), Some(Class::SignIn));
+        assert_eq!(c(Method::POST, "/login"), Some(Class::SignIn));
+        assert_eq!(c(Method::POST, "/login/device"), Some(Class::SignIn));
+        assert_eq!(c(Method::GET, "/login"), None);
         assert_eq!(c(Method::POST, "/login/link/x"), Some(Class::SignIn));
         assert_eq!(c(Method::GET, "/login/link/x"), None);
         assert_eq!(c(Method::GET, "/v1/login/browser"), Some(Class::SignIn));

@@ -37,29 +37,45 @@ struct Shared {
 pub struct Receiver {
     pub url: String,
     shared: Arc<Shared>,
-    task: tokio::task::JoinHandle<()>,
-}
-
-impl Drop for Receiver {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
+    /// Stops the receiver's server when dropped.
+    _stop: tokio::sync::oneshot::Sender<()>,
 }
 
 impl Receiver {
+    /// Listens on loopback, on a thread and runtime of its own: a test that blocks its
+    /// own thread (git pushes one after another) must not keep the receiver from
+    /// answering, or the server's tries time out and are made again.
     pub async fn start() -> Receiver {
         let shared = Arc::new(Shared::default());
         let app = axum::Router::new()
             .route("/hook", axum::routing::post(take))
             .with_state(Arc::clone(&shared));
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind the receiver");
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind the receiver");
+        listener
+            .set_nonblocking(true)
+            .expect("a nonblocking receiver");
         let url = format!("http://{}/hook", listener.local_addr().expect("addr"));
-        let task = tokio::spawn(async move {
-            let _ = axum::serve(listener, app).await;
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("the receiver's runtime");
+            runtime.block_on(async move {
+                let listener =
+                    tokio::net::TcpListener::from_std(listener).expect("the receiver's listener");
+                let _ = axum::serve(listener, app)
+                    .with_graceful_shutdown(async move {
+                        let _ = stopped.await;
+                    })
+                    .await;
+            });
         });
-        Receiver { url, shared, task }
+        Receiver {
+            url,
+            shared,
+            _stop: stop,
+        }
     }
 
     /// The next requests are answered with these statuses, in order.

@@ -61,6 +61,11 @@ pub struct EventPage {
 /// the latest `limit`. With `Upgrade: websocket`, the live socket: catch-up after `since`
 /// (at most 500, else `resync`), `caught_up`, then live `event` frames; `ping` → `pong`;
 /// `hello` for presence; close 4404 when the monorepo is deleted, 4403 when access is lost.
+///
+/// Besides the specification's collections, `members`: `member.updated` (upsert, key the
+/// login, row a `Member` as listMembers shows it) when someone is added, their role
+/// changes or an invite of theirs is accepted, and `member.removed` (delete, row
+/// `{login}`) when their own row goes.
 #[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/events", operation_id = "pullEvents", tag = "events",
     params(MonorepoPath, PullQuery),
     responses((status = 200, body = EventPage), (status = 101, description = "WebSocket: `ServerFrame` frames out, `ClientFrame` frames in"),

@@ -14,6 +14,7 @@ use crate::auth::Caller;
 use crate::authz::Need;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Json, Path};
+use crate::member_events;
 use crate::paths::{InvitePath, MemberPath, MonorepoPath};
 use crate::people;
 use crate::state::AppState;
@@ -73,6 +74,7 @@ pub async fn put(
     )
     .await?;
     let member = member_of(tx.h(), id, &user.id).await?;
+    member_events::changed(tx.h(), id, &user.id, &user.login, Some(&caller.login)).await?;
     tx.commit().await?;
     Ok(Json(member).into_response())
 }
@@ -109,6 +111,7 @@ pub async fn remove(
         Some(Role::Member) => {}
     }
     monorepos::remove_member(tx.h(), id, &user.id).await?;
+    member_events::changed(tx.h(), id, &user.id, &user.login, Some(&caller.login)).await?;
     tx.commit().await?;
     state.live.access_changed().await;
     Ok(StatusCode::NO_CONTENT)
@@ -188,6 +191,7 @@ pub async fn invite(
                 now,
             )
             .await?;
+            member_events::changed(tx.h(), &id, &user.id, &user.login, Some(&caller.login)).await?;
             (
                 StatusCode::OK,
                 InviteAnswer::Added {

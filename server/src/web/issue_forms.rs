@@ -1,7 +1,7 @@
 //! The issues pages' forms without JavaScript (see `forms`): a new issue, and an issue's
 //! comment, close and reopen, title and description, labels and assignees, and editing
-//! and deleting a comment, each a POST to a route of its page calling the API's own
-//! handler.
+//! and deleting a comment, and reactions to the issue and its comments, each a POST to
+//! a route of its page calling the API's own handler.
 
 use axum::extract::State;
 use axum::http::HeaderMap;
@@ -9,7 +9,7 @@ use axum::response::Response;
 use axum::routing::post;
 use serde::Deserialize;
 use svc_protocol::issue::{
-    CommentBody, CreateIssue, Issue, IssueState, SetChange, StateReason, UpdateIssue,
+    CommentBody, CreateIssue, Issue, IssueLink, IssueState, SetChange, StateReason, UpdateIssue,
 };
 
 use super::code::seg;
@@ -17,7 +17,9 @@ use super::forms;
 use super::page::Viewer;
 use crate::error::ApiError;
 use crate::extract::{Json, Path};
-use crate::paths::{IssueCommentPath, IssuePath, MonorepoPath};
+use crate::paths::{
+    CommentReactionPath, IssueCommentPath, IssuePath, IssueReactionPath, MonorepoPath,
+};
 use crate::routes::issues as api;
 use crate::state::AppState;
 
@@ -38,6 +40,11 @@ pub fn router() -> axum::Router<AppState> {
         .route(
             "/{owner}/{monorepo}/issues/{number}/comments/{id}/delete",
             post(delete_comment),
+        )
+        .route("/{owner}/{monorepo}/issues/{number}/reactions", post(react))
+        .route(
+            "/{owner}/{monorepo}/issues/{number}/comments/{id}/reactions",
+            post(react_to_comment),
         )
 }
 
@@ -187,6 +194,29 @@ async fn edit(
 pub struct TriageForm {
     labels: String,
     assignees: String,
+    /// `repo:branch`, comma-separated (git forbids `:` in branch names). Absent from
+    /// an older form: the links are then left as they are.
+    links: Option<String>,
+}
+
+/// The branches of a `links` field: each `repo:branch`.
+fn links(field: &str) -> Result<Vec<IssueLink>, ApiError> {
+    names(field)
+        .into_iter()
+        .map(|l| match l.split_once(':') {
+            Some((repo, branch)) if !repo.trim().is_empty() && !branch.trim().is_empty() => {
+                Ok(IssueLink {
+                    // Repo names are one case; the API answers them in lower case.
+                    repo: repo.trim().to_ascii_lowercase(),
+                    branch: branch.trim().to_owned(),
+                })
+            }
+            _ => Err(ApiError::bad_request(
+                svc_protocol::ErrorCode::BadRequest,
+                format!("write a branch as repo:branch, like app:feature (not {l:?})"),
+            )),
+        })
+        .collect()
 }
 
 /// The names of a comma-separated field, trimmed, without blanks or repeats.
@@ -201,13 +231,13 @@ fn names(field: &str) -> Vec<String> {
 }
 
 /// From the list `now` to the list `wanted`: what to add and remove.
-fn change(now: &[String], wanted: &[String]) -> Option<SetChange<String>> {
-    let add: Vec<String> = wanted
+fn change<T: Clone + PartialEq>(now: &[T], wanted: &[T]) -> Option<SetChange<T>> {
+    let add: Vec<T> = wanted
         .iter()
         .filter(|w| !now.contains(w))
         .cloned()
         .collect();
-    let remove: Vec<String> = now
+    let remove: Vec<T> = now
         .iter()
         .filter(|n| !wanted.contains(n))
         .cloned()
@@ -215,7 +245,8 @@ fn change(now: &[String], wanted: &[String]) -> Option<SetChange<String>> {
     (!add.is_empty() || !remove.is_empty()).then_some(SetChange { add, remove })
 }
 
-/// "Set labels and assignees" (updateIssue with what was added and removed), then back.
+/// "Set labels, assignees and branches" (updateIssue with what was added and removed),
+/// then back.
 async fn triage(
     State(state): State<AppState>,
     viewer: Viewer,
@@ -228,12 +259,17 @@ async fn triage(
         let current = api::get(State(state.clone()), viewer.0.clone(), Path(at.clone()))
             .await?
             .0;
+        let links = match &form.links {
+            Some(field) => change(&current.links, &links(field)?),
+            None => None,
+        };
         let body = UpdateIssue {
             labels: change(&current.row.labels, &names(&form.labels)),
             assignees: change(&current.row.assignees, &names(&form.assignees)),
+            links,
             ..UpdateIssue::default()
         };
-        if body.labels.is_some() || body.assignees.is_some() {
+        if body.labels.is_some() || body.assignees.is_some() || body.links.is_some() {
             api::update(State(state.clone()), viewer.0.clone(), Path(at), Json(body)).await?;
         }
         Ok(())
@@ -277,6 +313,111 @@ async fn delete_comment(
     let to = issue_of(&at);
     forms::post(&state, &viewer, &headers, &to, async {
         api::delete_comment(State(state.clone()), viewer.0.clone(), Path(at)).await?;
+        Ok(())
+    })
+    .await
+}
+
+/// A reactions form: the button pressed gives (`give`) or takes back (`take`) its
+/// reaction; "React" (`give_picked`) gives the one picked in the menu (`pick`).
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct ReactionForm {
+    give: Option<String>,
+    take: Option<String>,
+    give_picked: Option<String>,
+    pick: String,
+}
+
+impl ReactionForm {
+    /// The reaction's content and whether it is given (else taken back).
+    fn chosen(self) -> Result<(String, bool), ApiError> {
+        match (self.take, self.give, self.give_picked) {
+            (Some(content), _, _) => Ok((content, false)),
+            (None, Some(content), _) => Ok((content, true)),
+            (None, None, Some(_)) => Ok((self.pick, true)),
+            (None, None, None) => Err(ApiError::bad_request(
+                svc_protocol::ErrorCode::BadRequest,
+                "choose a reaction",
+            )),
+        }
+    }
+}
+
+/// A reaction to the issue given or taken back (addIssueReaction, removeIssueReaction),
+/// then back.
+async fn react(
+    State(state): State<AppState>,
+    viewer: Viewer,
+    headers: HeaderMap,
+    Path(at): Path<IssuePath>,
+    axum::Form(form): axum::Form<ReactionForm>,
+) -> Response {
+    reacted(&state, &viewer, &headers, at, None, form).await
+}
+
+/// A reaction to a comment given or taken back (addCommentReaction,
+/// removeCommentReaction), then back.
+async fn react_to_comment(
+    State(state): State<AppState>,
+    viewer: Viewer,
+    headers: HeaderMap,
+    Path(at): Path<IssueCommentPath>,
+    axum::Form(form): axum::Form<ReactionForm>,
+) -> Response {
+    let issue = IssuePath {
+        owner: at.owner,
+        monorepo: at.monorepo,
+        number: at.number,
+    };
+    reacted(&state, &viewer, &headers, issue, Some(at.id), form).await
+}
+
+/// A reactions form's write, on the issue (`comment` None) or one of its comments.
+async fn reacted(
+    state: &AppState,
+    viewer: &Viewer,
+    headers: &HeaderMap,
+    at: IssuePath,
+    comment: Option<i64>,
+    form: ReactionForm,
+) -> Response {
+    let to = back(&at);
+    forms::post(state, viewer, headers, &to, async {
+        let (content, give) = form.chosen()?;
+        let (s, caller) = (State(state.clone()), viewer.0.clone());
+        let IssuePath {
+            owner,
+            monorepo,
+            number,
+        } = at;
+        match comment {
+            None => {
+                let path = Path(IssueReactionPath {
+                    owner,
+                    monorepo,
+                    number,
+                    content,
+                });
+                match give {
+                    true => api::add_reaction(s, caller, path).await?,
+                    false => api::remove_reaction(s, caller, path).await?,
+                }
+            }
+            Some(id) => {
+                let path = Path(CommentReactionPath {
+                    owner,
+                    monorepo,
+                    number,
+                    id,
+                    content,
+                });
+                match give {
+                    true => api::add_comment_reaction(s, caller, path).await?,
+                    false => api::remove_comment_reaction(s, caller, path).await?,
+                }
+            }
+        };
         Ok(())
     })
     .await

@@ -409,6 +409,8 @@ struct IssuePage {
     /// The labels and assignees as the edit form shows them (comma-separated).
     label_list: String,
     assignee_list: String,
+    /// The linked branches as the form writes them: `repo:branch`, comma-separated.
+    link_list: String,
     issue: Issue,
     state: &'static str,
     /// Why it was closed, in words.
@@ -742,6 +744,12 @@ async fn build_issue(
         editable: issue.body.len() <= EDITABLE,
         label_list: issue.row.labels.join(", "),
         assignee_list: issue.row.assignees.join(", "),
+        link_list: issue
+            .links
+            .iter()
+            .map(|l| format!("{}:{}", l.repo, l.branch))
+            .collect::<Vec<_>>()
+            .join(", "),
         issue,
     })
 }

@@ -53,7 +53,7 @@ struct Message {
     message: String,
 }
 
-fn render(status: StatusCode, template: &impl Template) -> Response {
+pub(super) fn render(status: StatusCode, template: &impl Template) -> Response {
     match template.render() {
         Ok(body) => (status, page(body)).into_response(),
         Err(e) => ApiError::internal(e).into_response(),
@@ -205,7 +205,7 @@ pub(super) fn chosen_password(password: &str, again: &str) -> Result<String, (St
 }
 
 /// The page for a form POST without this service's `Origin`.
-fn foreign_origin(headers: &HeaderMap, state: &AppState) -> Option<Response> {
+pub(super) fn foreign_origin(headers: &HeaderMap, state: &AppState) -> Option<Response> {
     auth::check_origin(headers, state).err().map(|e| {
         message(
             StatusCode::FORBIDDEN,

@@ -1,26 +1,61 @@
-//! The few HTML pages the sign-in flows need: confirming a device code and the local
-//! provider's password form. They call the JSON API from the page itself.
+//! The sign-in flows' own pages: confirming a device code and the local provider's
+//! password form. Plain HTML forms that POST to these pages (no JavaScript), which call
+//! the JSON API's own handlers, so the API's checks and rate decide.
 
+use askama::Template;
 use axum::extract::State;
-use axum::http::{HeaderMap, HeaderValue, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::routing::get;
 use serde::Deserialize;
+use svc_protocol::login::{DeviceApprove, PasswordLogin};
 
-use crate::auth;
-use crate::error::ApiResult;
-use crate::extract::Query;
+use super::people::{foreign_origin, render};
+use crate::auth::{self, Caller};
+use crate::error::{ApiError, ApiResult};
+use crate::extract::{Json, Query};
+use crate::routes::{device, session};
 use crate::state::AppState;
 
 pub fn router() -> axum::Router<AppState> {
     axum::Router::new()
-        .route("/login/device", get(device_page))
-        .route("/login", get(login_page))
+        .route("/login/device", get(device_page).post(device_submit))
+        .route("/login", get(login_page).post(login_submit))
+}
+
+#[derive(Template)]
+#[template(path = "signin/device.html")]
+struct DeviceForm {
+    login: String,
+    code: String,
+    machine: String,
+    /// What the last POST did (or why not).
+    message: String,
+    /// The code was decided: no form any more.
+    done: bool,
+}
+
+#[derive(Template)]
+#[template(path = "signin/login.html")]
+struct LoginForm {
+    /// Where to go once signed in (a path on this host), as a hidden field.
+    return_to: String,
+    login: String,
+    /// `[signup] open = true`: a link to sign-up.
+    signup: bool,
+    error: String,
 }
 
 #[derive(Deserialize)]
 struct DeviceQuery {
     user_code: Option<String>,
+}
+
+/// The sign-in page, coming back to the device page with `code`: for a browser with no
+/// session.
+fn sign_in_first(code: &str) -> Response {
+    let back = format!("/login/device?user_code={}", encode(code));
+    Redirect::to(&format!("/v1/login/browser?return_to={}", encode(&back))).into_response()
 }
 
 /// Confirms a device code: sign in first when there is no session.
@@ -35,15 +70,68 @@ async fn device_page(
         None => None,
     };
     let Some(caller) = session else {
-        let back = format!("/login/device?user_code={}", encode(&code));
-        return Ok(
-            Redirect::to(&format!("/v1/login/browser?return_to={}", encode(&back))).into_response(),
-        );
+        return Ok(sign_in_first(&code));
     };
-    let body = DEVICE_PAGE
-        .replace("{login}", &escape(&caller.login))
-        .replace("{code}", &escape(&code));
-    Ok(page(body))
+    let form = DeviceForm {
+        login: caller.login,
+        code,
+        machine: String::new(),
+        message: String::new(),
+        done: false,
+    };
+    Ok(render(StatusCode::OK, &form))
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct DeviceBody {
+    user_code: String,
+    machine: String,
+    /// The button pressed: `1` approves, anything else denies.
+    approve: String,
+}
+
+/// Approves or denies the code through `approveDeviceLogin`, and says what it did (or
+/// why not, with the form again).
+async fn device_submit(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    caller: Result<Caller, ApiError>,
+    axum::Form(body): axum::Form<DeviceBody>,
+) -> ApiResult<Response> {
+    if let Some(page) = foreign_origin(&headers, &state) {
+        return Ok(page);
+    }
+    let Ok(caller) = caller else {
+        return Ok(sign_in_first(&body.user_code));
+    };
+    let machine = body.machine.trim().to_owned();
+    let request = DeviceApprove {
+        user_code: body.user_code.clone(),
+        approve: body.approve == "1",
+        machine: (!machine.is_empty()).then(|| machine.clone()),
+    };
+    let login = caller.login.clone();
+    let (status, message, done) = match device::approve(State(state), caller, Json(request)).await {
+        Ok(Json(d)) if d.approved => (
+            StatusCode::OK,
+            format!(
+                "Approved: {} is signing in. You can close this page.",
+                d.machine
+            ),
+            true,
+        ),
+        Ok(_) => (StatusCode::OK, "Denied.".to_owned(), true),
+        Err(e) => (e.status, e.message, false),
+    };
+    let form = DeviceForm {
+        login,
+        code: body.user_code,
+        machine,
+        message,
+        done,
+    };
+    Ok(render(status, &form))
 }
 
 #[derive(Deserialize)]
@@ -51,21 +139,59 @@ struct LoginQuery {
     return_to: Option<String>,
 }
 
-/// The local identity provider's sign-in form. Where to go next rides in a `data-`
-/// attribute, where HTML escaping is the right escaping (inside `<script>` it is not).
-/// With `[signup] open = true` it leads to sign-up too.
+/// The local identity provider's sign-in form. With `[signup] open = true` it leads to
+/// sign-up too.
 async fn login_page(State(state): State<AppState>, Query(q): Query<LoginQuery>) -> Response {
-    let return_to = safe_return_to(q.return_to.as_deref());
-    let signup = if state.config.signup.open {
-        SIGNUP_LINK
-    } else {
-        ""
+    let form = LoginForm {
+        return_to: safe_return_to(q.return_to.as_deref()),
+        login: String::new(),
+        signup: state.config.signup.open,
+        error: String::new(),
     };
-    page(
-        LOGIN_PAGE
-            .replace("{return_to}", &escape(&return_to))
-            .replace("{signup}", signup),
-    )
+    render(StatusCode::OK, &form)
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct LoginBody {
+    login: String,
+    password: String,
+    return_to: String,
+}
+
+/// Signs in through `loginPassword` and goes where the form says (on this host); a
+/// refusal shows the form again with its reason.
+async fn login_submit(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    axum::Form(body): axum::Form<LoginBody>,
+) -> Response {
+    let return_to = safe_return_to(Some(&body.return_to));
+    let request = PasswordLogin {
+        login: body.login.clone(),
+        password: body.password,
+    };
+    let signup = state.config.signup.open;
+    match session::password(State(state), headers, Json(request)).await {
+        Ok(answer) => {
+            let mut response = Redirect::to(&return_to).into_response();
+            for cookie in answer.headers().get_all(header::SET_COOKIE) {
+                response
+                    .headers_mut()
+                    .append(header::SET_COOKIE, cookie.clone());
+            }
+            response
+        }
+        Err(e) => {
+            let form = LoginForm {
+                return_to,
+                login: body.login,
+                signup,
+                error: e.message,
+            };
+            render(e.status, &form)
+        }
+    }
 }
 
 /// Only a path on this host: `/x`, never `//host` or a backslash trick. Where a browser
@@ -89,7 +215,7 @@ pub(super) fn page(body: String) -> Response {
     let mut response = Html(format!("{HEAD}{body}</main></body></html>")).into_response();
     response.headers_mut().insert(
         header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'"),
+        HeaderValue::from_static("default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'none'"),
     );
     response
 }
@@ -98,56 +224,12 @@ fn encode(s: &str) -> String {
     url::form_urlencoded::byte_serialize(s.as_bytes()).collect()
 }
 
-fn escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-        .replace('\'', "&#39;")
-}
-
 const HEAD: &str = r#"<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><title>svc sign-in</title>
 <style>body{font:16px system-ui,sans-serif;max-width:28rem;margin:4rem auto;padding:0 1rem;color:#222}
 input{font:inherit;padding:.4rem;width:100%;box-sizing:border-box;margin:.2rem 0 1rem}
 button{font:inherit;padding:.5rem 1rem;margin-right:.5rem}#msg{margin-top:1rem}</style>
 </head><body><main>"#;
-
-const DEVICE_PAGE: &str = r#"<h1>Sign in a machine</h1>
-<p>Signed in as <b>{login}</b>. Check that the code matches the one your terminal shows.</p>
-<form id="f"><label>Code <input id="code" value="{code}" autocomplete="off" required></label>
-<label>Machine name <input id="machine" placeholder="as the machine asked"></label>
-<button value="1">Approve</button><button value="0">Deny</button></form><p id="msg"></p>
-<script>
-document.getElementById('f').addEventListener('submit', async (e) => {
-  e.preventDefault();
-  const approve = e.submitter && e.submitter.value === '1';
-  const body = {user_code: document.getElementById('code').value, approve};
-  const machine = document.getElementById('machine').value.trim();
-  if (machine) body.machine = machine;
-  const r = await fetch('/v1/login/device/approve', {method: 'POST', headers: {'content-type': 'application/json'}, body: JSON.stringify(body)});
-  const j = await r.json();
-  document.getElementById('msg').textContent = r.ok
-    ? (j.approved ? 'Approved: ' + j.machine + ' is signing in. You can close this page.' : 'Denied.')
-    : j.error.message;
-});
-</script>"#;
-
-const SIGNUP_LINK: &str = r#"<p>New here? <a href="/signup">Create an account</a></p>"#;
-
-const LOGIN_PAGE: &str = r#"<h1>Sign in to svc</h1>
-<form id="f" data-return-to="{return_to}"><label>Login or email <input id="login" autocomplete="username" required></label>
-<label>Password <input id="password" type="password" autocomplete="current-password" required></label>
-<button>Sign in</button></form><p id="msg"></p>{signup}
-<script>
-const form = document.getElementById('f');
-form.addEventListener('submit', async (e) => {
-  e.preventDefault();
-  const body = {login: document.getElementById('login').value, password: document.getElementById('password').value};
-  const r = await fetch('/v1/login/password', {method: 'POST', headers: {'content-type': 'application/json'}, body: JSON.stringify(body)});
-  if (r.ok) { location.href = form.dataset.returnTo; } else { document.getElementById('msg').textContent = (await r.json()).error.message; }
-});
-</script>"#;
 
 #[cfg(test)]
 mod tests {

@@ -239,14 +239,24 @@ async fn without_a_provider_the_browser_goes_to_the_password_page() {
         .unwrap();
     assert_eq!(r.status(), StatusCode::OK);
     let html = r.text().await.unwrap();
-    assert!(html.contains("/v1/login/password"));
-    assert!(html.contains(r#"data-return-to="/login/device""#), "{html}");
+    assert!(
+        html.contains(r#"<form id="f" method="post" action="/login">"#),
+        "{html}"
+    );
+    assert!(
+        html.contains(r#"name="return_to" value="/login/device""#),
+        "{html}"
+    );
+    assert!(
+        !html.contains("<script"),
+        "the form needs no script: {html}"
+    );
 
     // Where to go next is an attribute, escaped as one; never a foreign place.
     let html = login_page(&app, "/login/device?user_code=\"><script>x</script>").await;
     assert!(
         html.contains(
-            r#"data-return-to="/login/device?user_code=&quot;&gt;&lt;script&gt;x&lt;/script&gt;""#
+            r#"name="return_to" value="/login/device?user_code=&#34;&#62;&#60;script&#62;x&#60;/script&#62;""#
         ),
         "{html}"
     );
@@ -254,7 +264,7 @@ async fn without_a_provider_the_browser_goes_to_the_password_page() {
         assert!(
             login_page(&app, foreign)
                 .await
-                .contains(r#"data-return-to="/""#),
+                .contains(r#"name="return_to" value="/""#),
             "{foreign}"
         );
     }
@@ -288,7 +298,7 @@ async fn the_device_page_asks_for_a_session_then_shows_the_code() {
     assert!(
         html.contains("BCDF-GHJK")
             && html.contains("page")
-            && html.contains("/v1/login/device/approve")
+            && html.contains(r#"action="/login/device""#)
     );
     let r = app
         .request(Method::GET, "/login/device?user_code=%3Cscript%3E")
@@ -299,6 +309,98 @@ async fn the_device_page_asks_for_a_session_then_shows_the_code() {
     assert!(
         !r.text().await.unwrap().contains("value=\"<script>"),
         "the code is escaped"
+    );
+}
+
+/// The sign-in and device pages' forms, as a browser without JavaScript sends them: a
+/// wrong password shows the form again with the reason (and the login typed); a right
+/// one sets the session cookie and goes to where the form said, only on this host; a
+/// foreign `Origin` is refused; the device form approves the code once.
+#[tokio::test]
+async fn the_sign_in_and_device_forms_work_without_javascript() {
+    let app = TestApp::start().await;
+    app.bootstrap(json!({"email": "form@example.com", "password": "form password"}))
+        .await;
+    let origin = app.origin();
+    let fields = |password| {
+        vec![
+            ("login", "form"),
+            ("password", password),
+            ("return_to", "/login/device?user_code=BCDF-GHJK"),
+        ]
+    };
+    let r = app
+        .post_form("", &origin, "/login", &fields("wrong password"))
+        .await;
+    assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
+    assert!(set_cookie(&r, "__Host-svc_session").is_none());
+    let html = r.text().await.unwrap();
+    assert!(html.contains("wrong login or password"), "{html}");
+    assert!(html.contains(r#"name="login" value="form""#), "{html}");
+
+    let r = app
+        .post_form(
+            "",
+            "https://evil.example",
+            "/login",
+            &fields("form password"),
+        )
+        .await;
+    assert_eq!(r.status(), StatusCode::FORBIDDEN);
+    assert!(set_cookie(&r, "__Host-svc_session").is_none());
+
+    let r = app
+        .post_form("", &origin, "/login", &fields("form password"))
+        .await;
+    assert_eq!(r.status(), StatusCode::SEE_OTHER);
+    assert_eq!(
+        r.headers()[header::LOCATION],
+        "/login/device?user_code=BCDF-GHJK"
+    );
+    let cookie = session_from(&r);
+    let foreign = [
+        ("login", "form"),
+        ("password", "form password"),
+        ("return_to", "//evil.example/x"),
+    ];
+    let r = app.post_form("", &origin, "/login", &foreign).await;
+    assert_eq!(r.headers()[header::LOCATION], "/", "never another host");
+
+    // A machine asks; the signed-in person approves its code with the form.
+    let r = app
+        .request(Method::POST, "/v1/login/device")
+        .json(&json!({"machine": "laptop"}))
+        .send()
+        .await
+        .unwrap();
+    let code: Value = expect_json(r, StatusCode::OK).await;
+    let user_code = code["user_code"].as_str().unwrap();
+    let approve = [("user_code", user_code), ("machine", ""), ("approve", "1")];
+    let r = app.post_form("", &origin, "/login/device", &approve).await;
+    assert_eq!(
+        r.status(),
+        StatusCode::SEE_OTHER,
+        "no session: sign in first"
+    );
+    let r = app
+        .post_form(&cookie, &origin, "/login/device", &approve)
+        .await;
+    assert_eq!(r.status(), StatusCode::OK);
+    let html = r.text().await.unwrap();
+    assert!(
+        html.contains("Approved: laptop is signing in.") && !html.contains("<form"),
+        "{html}"
+    );
+    let r = app
+        .post_form(&cookie, &origin, "/login/device", &approve)
+        .await;
+    assert_eq!(r.status(), StatusCode::CONFLICT);
+    assert!(
+        r.text()
+            .await
+            .unwrap()
+            .contains("already approved or denied"),
+        "a code is decided once"
     );
 }
 
@@ -596,11 +698,13 @@ async fn a_sign_in_finishes_only_in_the_browser_that_began_it() {
     assert_eq!(signed_in_as(session_from(&r)).await, "mallory");
 }
 
-/// What a person does: `svc login --no-browser`, open the printed address in Chromium,
+/// What a person does: `svc login --no-browser`, open the printed address in Chromium
+/// (JavaScript off: the pages are plain forms),
 /// sign in with the password, type the code, approve; the CLI says it is logged in.
 #[tokio::test]
 async fn svc_login_finishes_in_a_real_browser() {
-    let Some(browser) = Browser::launch().await else {
+    // Without JavaScript: the sign-in and device pages are plain forms.
+    let Some(browser) = Browser::launch_without_scripts().await else {
         return;
     };
     let app = TestApp::builder().device_flow(900, 1).start().await;

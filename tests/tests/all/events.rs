@@ -391,3 +391,79 @@ async fn events_fan_out_across_server_processes() {
         (Some("status"), Some("ci"))
     );
 }
+
+/// The `members` collection: adding someone, changing their role, an invite to a known
+/// person's email and taking their row away are each an event of the monorepo, written
+/// with the change, with the member's row (or `{login}` when gone).
+#[tokio::test]
+async fn member_changes_are_events_of_the_members_collection() {
+    let (w, _) = world().await;
+    let (app, token) = (&w.app, &w.token);
+    app.bootstrap(json!({"email": "bob@example.com", "login": "bob", "password": "bob password"}))
+        .await;
+    let members = |since: i64| async move {
+        let page = pull(
+            app,
+            token,
+            &format!("since={since}&kinds=member.updated,member.removed"),
+        )
+        .await;
+        page["items"].as_array().expect("items").clone()
+    };
+    let start = pull(app, token, "limit=1").await["seq"]
+        .as_i64()
+        .expect("seq");
+    let put = |role: &'static str| async move {
+        let r = app
+            .as_user(Method::PUT, &format!("{M}/members/bob"), token)
+            .json(&json!({"role": role}))
+            .send()
+            .await
+            .unwrap();
+        let _: Value = expect_json(r, StatusCode::OK).await;
+    };
+    put("member").await;
+    put("owner").await;
+    let r = app
+        .as_user(Method::DELETE, &format!("{M}/members/bob"), token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::NO_CONTENT);
+    let r = app
+        .as_user(Method::POST, &format!("{M}/invites"), token)
+        .json(&json!({"email": "bob@example.com"}))
+        .send()
+        .await
+        .unwrap();
+    let added: Value = expect_json(r, StatusCode::OK).await;
+    assert_eq!(added["status"], "added", "{added}");
+
+    let events = members(start).await;
+    let seen: Vec<(&str, &str, &str, Value)> = events
+        .iter()
+        .map(|e| {
+            (
+                e["kind"].as_str().unwrap(),
+                e["collection"].as_str().unwrap(),
+                e["op"].as_str().unwrap(),
+                e["row"]["role"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        vec![
+            ("member.updated", "members", "upsert", json!("member")),
+            ("member.updated", "members", "upsert", json!("owner")),
+            ("member.removed", "members", "delete", Value::Null),
+            ("member.updated", "members", "upsert", json!("member")),
+        ],
+        "{events:?}"
+    );
+    for e in &events {
+        assert_eq!(e["key"], "bob", "{e}");
+        assert_eq!(e["row"]["login"], "bob", "{e}");
+        assert_eq!(e["actor"], "ann", "{e}");
+    }
+}

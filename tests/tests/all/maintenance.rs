@@ -125,11 +125,10 @@ fn maintain(app: &TestApp, repo: Option<&str>) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-/// The repository is maintained: no loose objects, a multi-pack index covering every
+/// The repository is maintained: a multi-pack index covering every
 /// pack with its bitmap, a commit-graph with Bloom filters that git verifies; and git
 /// finds nothing wrong with it.
 fn assert_maintained(dir: &Path) {
-    assert_eq!(loose_objects(dir), 0);
     let survey = maintain::survey(dir, std::time::SystemTime::now()).unwrap();
     assert_eq!(survey.midx_packs, Some(survey.packs), "{survey:?}");
     let pack_dir = dir.join("objects/pack");
@@ -195,6 +194,7 @@ async fn maintain_packs_pushes_and_merges_under_an_index_with_bitmap_and_graph()
     assert!(line.contains("full repack"), "{said}");
     assert!(line.contains("commit-graph rewritten"), "{said}");
     assert_eq!(said.lines().count(), 1, "only the named repo: {said}");
+    assert_eq!(loose_objects(&dir), 0);
     assert_maintained(&dir);
     assert_serves(&c, commits(8));
     // More work after it, and maintenance again (the heuristics: nothing but what the
@@ -206,6 +206,7 @@ async fn maintain_packs_pushes_and_merges_under_an_index_with_bitmap_and_graph()
     c.git.ok(&c.work, &["push", "-q", "origin", "later"]);
     assert!(loose_objects(&dir) > 0);
     maintain(&c.app, Some("ann/mono/app"));
+    assert_eq!(loose_objects(&dir), 0);
     assert_maintained(&dir);
     assert_serves(&c, commits(8));
 }
@@ -223,6 +224,7 @@ async fn maintain_without_a_repo_does_every_repo_and_refuses_unknown_ones() {
             .any(|l| l.starts_with("ann/mono/app: ") && l.contains("full repack")),
         "{said}"
     );
+    assert_eq!(loose_objects(&dir), 0);
     assert_maintained(&dir);
     let out = maintain_command(&c.app, Some("ann/mono/nope"))
         .output()
@@ -239,12 +241,17 @@ async fn maintain_without_a_repo_does_every_repo_and_refuses_unknown_ones() {
 async fn the_server_maintains_a_repo_after_pushes_and_merges() {
     let (c, dir, _) = busy(6).await;
     // The worker runs once the repo has been quiet a moment; wait for it (a bound on
-    // how long, not a speed: the debounce is seconds).
+    // how long, not a speed: the debounce is seconds). Maintained means nothing is left
+    // for the heuristic to do. A few loose objects may stay (as after `git gc --auto`):
+    // when the machine is slow, the worker runs between merges, and the last merges'
+    // objects are too few for a repack of their own.
     let deadline = Instant::now() + Duration::from_secs(120);
     loop {
-        let s = maintain::survey(&dir, std::time::SystemTime::now()).unwrap();
+        let now = std::time::SystemTime::now();
+        let s = maintain::survey(&dir, now).unwrap();
         let graph = s.graph.as_ref().is_some_and(|g| g.split && g.bloom);
-        if s.midx_packs.is_some() && s.bitmap && graph && s.loose == 0 {
+        if s.midx_packs.is_some() && s.bitmap && graph && maintain::plan(&s, now).is_empty() {
+            assert!(s.loose <= maintain::LOOSE_LIMIT, "{s:?}");
             break;
         }
         assert!(Instant::now() < deadline, "never maintained: {s:?}");
@@ -280,6 +287,7 @@ async fn a_maintenance_killed_mid_repack_leaves_a_repo_that_clones_and_fscks() {
     assert!(said.contains("full repack"), "{said}");
     assert!(!dir.join("objects/pack/multi-pack-index.lock").exists());
     assert!(!dir.join("objects/pack/tmp_pack_killed").exists());
+    assert_eq!(loose_objects(&dir), 0);
     assert_maintained(&dir);
     assert_serves(&c, commits(4));
 }

@@ -510,11 +510,46 @@ async fn the_issue_page_edits_its_text_labels_assignees_and_comments_without_scr
             &cookie,
             &origin,
             &format!("{page}/labels"),
-            &[("labels", "documentation, question"), ("assignees", "bob")],
+            &[
+                ("labels", "documentation, question"),
+                ("assignees", "bob"),
+                ("links", "App:feature, app:fix/one"),
+            ],
         )
         .await;
     assert_eq!(r.status(), StatusCode::SEE_OTHER);
     assert!(!format!("{:?}", r.headers()).contains("svc_flash"), "{r:?}");
+    let (_, html) = w.page(&cookie, page).await;
+    assert!(
+        html.contains(r#"name="links" value="app:feature, app:fix/one""#),
+        "{html}"
+    );
+    // The form as shown, one link left out: that one is unlinked, nothing else moves.
+    let r = w
+        .app
+        .post_form(
+            &cookie,
+            &origin,
+            &format!("{page}/labels"),
+            &[
+                ("labels", "documentation, question"),
+                ("assignees", "bob"),
+                ("links", "app:feature"),
+            ],
+        )
+        .await;
+    assert!(!format!("{:?}", r.headers()).contains("svc_flash"), "{r:?}");
+    let r = w
+        .app
+        .post_form(
+            &cookie,
+            &origin,
+            &format!("{page}/labels"),
+            &[("labels", ""), ("assignees", ""), ("links", "feature")],
+        )
+        .await;
+    let (_, html) = w.page(&format!("{cookie}; {}", flash_of(&r)), page).await;
+    assert!(html.contains("repo:branch"), "the reason shown: {html}");
     let issue = w.api(Method::GET, "/issues/1", None).await;
     assert_eq!(issue["title"], "New title", "{issue}");
     assert_eq!(issue["body"], "New *body*", "{issue}");
@@ -524,6 +559,11 @@ async fn the_issue_page_edits_its_text_labels_assignees_and_comments_without_scr
         "{issue}"
     );
     assert_eq!(issue["assignees"], json!(["bob"]), "{issue}");
+    assert_eq!(
+        issue["links"],
+        json!([{"repo": "app", "branch": "feature"}]),
+        "{issue}"
+    );
 
     // The comment: edited by its author, then deleted.
     let r = w
@@ -560,6 +600,93 @@ async fn the_issue_page_edits_its_text_labels_assignees_and_comments_without_scr
     assert_eq!(r.status(), StatusCode::SEE_OTHER);
     let (_, html) = w.page(&cookie, page).await;
     assert!(!html.contains("Better words"), "{html}");
+}
+
+/// Reactions without JavaScript: a reactions group is a form; "React" gives the one
+/// picked, a reaction's button gives it or (when it is one's own) takes it back; a
+/// content the API does not know comes back as the reason.
+#[tokio::test]
+async fn reactions_are_given_and_taken_back_from_the_page_without_scripts() {
+    let w = World::new().await;
+    w.api(Method::POST, "/issues", Some(json!({"title": "React"})))
+        .await;
+    let id = w
+        .api(
+            Method::POST,
+            "/issues/1/comments",
+            Some(json!({"body": "hi"})),
+        )
+        .await["id"]
+        .as_i64()
+        .unwrap();
+    let cookie = w.app.sign_in("ann", PASSWORD).await;
+    let origin = w.app.origin().to_owned();
+    let page = "/ann/mono/issues/1";
+    let (_, html) = w.page(&cookie, page).await;
+    assert!(
+        html.contains(&format!(r#"<form method="post" action="{page}/reactions""#)),
+        "{html}"
+    );
+    assert!(
+        html.contains(&format!(
+            r#"<form method="post" action="{page}/comments/{id}/reactions""#
+        )),
+        "{html}"
+    );
+    let post = |path: String, fields: Vec<(&'static str, &'static str)>| {
+        let (cookie, origin) = (cookie.clone(), origin.clone());
+        let app = &w.app;
+        async move {
+            let r = app.post_form(&cookie, &origin, &path, &fields).await;
+            assert_eq!(r.status(), StatusCode::SEE_OTHER);
+            assert_eq!(location(&r), page);
+            r
+        }
+    };
+    let r = post(
+        format!("{page}/reactions"),
+        vec![("pick", "heart"), ("give_picked", "1")],
+    )
+    .await;
+    assert!(!format!("{:?}", r.headers()).contains("svc_flash"), "{r:?}");
+    post(
+        format!("{page}/comments/{id}/reactions"),
+        vec![("pick", "rocket"), ("give_picked", "1")],
+    )
+    .await;
+    let issue = w.api(Method::GET, "/issues/1", None).await;
+    assert_eq!(issue["reactions"][0]["content"], "heart", "{issue}");
+    assert_eq!(issue["reactions"][0]["count"], 1, "{issue}");
+    let comment = w
+        .api(Method::GET, &format!("/issues/1/comments/{id}"), None)
+        .await;
+    assert_eq!(comment["reactions"][0]["content"], "rocket", "{comment}");
+    // The page shows them as one's own: their buttons take them back.
+    let (_, html) = w.page(&cookie, page).await;
+    assert!(html.contains(r#"name="take" value="heart""#), "{html}");
+    assert!(html.contains(r#"name="take" value="rocket""#), "{html}");
+    post(
+        format!("{page}/reactions"),
+        vec![("take", "heart"), ("pick", "+1")],
+    )
+    .await;
+    post(
+        format!("{page}/comments/{id}/reactions"),
+        vec![("take", "rocket"), ("pick", "+1")],
+    )
+    .await;
+    let issue = w.api(Method::GET, "/issues/1", None).await;
+    assert_eq!(issue["reactions"], json!([]), "{issue}");
+    let comment = w
+        .api(Method::GET, &format!("/issues/1/comments/{id}"), None)
+        .await;
+    assert_eq!(comment["reactions"], json!([]), "{comment}");
+    let r = post(
+        format!("{page}/reactions"),
+        vec![("pick", "thumbs"), ("give_picked", "1")],
+    )
+    .await;
+    assert!(flash_of(&r).contains("rocket"), "the reason: {r:?}");
 }
 
 #[tokio::test]

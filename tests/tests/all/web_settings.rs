@@ -547,3 +547,26 @@ async fn the_settings_in_a_browser_without_javascript_and_at_360_px() {
     }
     browser.close().await;
 }
+
+/// The member list is live: another owner's change to it (through the API) shows on
+/// an open settings page without a reload, from the `members` events.
+#[tokio::test]
+async fn the_settings_page_follows_its_members_live() {
+    let w = World::new().await;
+    let cookie = w.app.sign_in("ann", PASSWORD).await;
+    let Some(browser) = Browser::launch().await else {
+        return;
+    };
+    browser.use_session(w.app.origin(), &cookie).await;
+    browser.goto(&w.app.url(S)).await;
+    browser.wait_for_text("#members", "ann").await;
+    w.api(Method::PUT, "/members/bob", Some(json!({"role": "member"})))
+        .await;
+    browser.wait_for_text("#members", "bob").await;
+    w.api(Method::PUT, "/members/bob", Some(json!({"role": "owner"})))
+        .await;
+    browser
+        .wait_for_text("#members li[data-login='bob'] .badge", "owner")
+        .await;
+    browser.close().await;
+}
