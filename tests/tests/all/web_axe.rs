@@ -84,6 +84,8 @@ async fn every_page_passes_axe_and_reads_at_360_px() {
         ("/ann/mono/settings/hooks", "axe-settings-hooks"),
         ("/settings", "axe-person"),
         ("/ann", "axe-namespace"),
+        ("/login", "axe-sign-in"),
+        ("/login/device?user_code=BCDF-GHJK", "axe-device"),
     ];
     let mut problems = Vec::new();
     for (path, name) in pages {
