@@ -72,8 +72,9 @@ pub enum Class {
 pub fn class(method: &Method, path: &str) -> Option<Class> {
     let post = method == Method::POST;
     // The pages' own sign-in forms (they work without JavaScript).
-    if post && matches!(path, "/signup" | "/login" | "/login/device")
-        || post && path.starts_with("/login/link/")
+    if post
+        && (matches!(path, "/signup" | "/login" | "/login/device")
+            || path.starts_with("/login/link/"))
     {
         return Some(Class::SignIn);
     }

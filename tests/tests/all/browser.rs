@@ -330,7 +330,7 @@ async fn the_sign_in_and_device_forms_work_without_javascript() {
         ]
     };
     let r = app
-        .post_form("", &origin, "/login", &fields("wrong password"))
+        .post_form("", origin, "/login", &fields("wrong password"))
         .await;
     assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
     assert!(set_cookie(&r, "__Host-svc_session").is_none());
@@ -350,7 +350,7 @@ async fn the_sign_in_and_device_forms_work_without_javascript() {
     assert!(set_cookie(&r, "__Host-svc_session").is_none());
 
     let r = app
-        .post_form("", &origin, "/login", &fields("form password"))
+        .post_form("", origin, "/login", &fields("form password"))
         .await;
     assert_eq!(r.status(), StatusCode::SEE_OTHER);
     assert_eq!(
@@ -363,7 +363,7 @@ async fn the_sign_in_and_device_forms_work_without_javascript() {
         ("password", "form password"),
         ("return_to", "//evil.example/x"),
     ];
-    let r = app.post_form("", &origin, "/login", &foreign).await;
+    let r = app.post_form("", origin, "/login", &foreign).await;
     assert_eq!(r.headers()[header::LOCATION], "/", "never another host");
 
     // A machine asks; the signed-in person approves its code with the form.
@@ -376,14 +376,14 @@ async fn the_sign_in_and_device_forms_work_without_javascript() {
     let code: Value = expect_json(r, StatusCode::OK).await;
     let user_code = code["user_code"].as_str().unwrap();
     let approve = [("user_code", user_code), ("machine", ""), ("approve", "1")];
-    let r = app.post_form("", &origin, "/login/device", &approve).await;
+    let r = app.post_form("", origin, "/login/device", &approve).await;
     assert_eq!(
         r.status(),
         StatusCode::SEE_OTHER,
         "no session: sign in first"
     );
     let r = app
-        .post_form(&cookie, &origin, "/login/device", &approve)
+        .post_form(&cookie, origin, "/login/device", &approve)
         .await;
     assert_eq!(r.status(), StatusCode::OK);
     let html = r.text().await.unwrap();
@@ -392,7 +392,7 @@ async fn the_sign_in_and_device_forms_work_without_javascript() {
         "{html}"
     );
     let r = app
-        .post_form(&cookie, &origin, "/login/device", &approve)
+        .post_form(&cookie, origin, "/login/device", &approve)
         .await;
     assert_eq!(r.status(), StatusCode::CONFLICT);
     assert!(
