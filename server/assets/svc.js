@@ -319,14 +319,14 @@
 // page refreshes on its own issue's events, toggles reactions and clears the comment form
 // once sent. The artifact page starts threads (on a quote, taken from a selection in the
 // framed document when the frame can be read) and refreshes its threads on their events,
-// keeping replies being written. A monorepo's settings page follows its members and
-// labels.
+// keeping replies being written. A page that says what it follows (`data-follow` on the
+// body: the settings' members and labels, the CI builds) swaps its parts on their events.
 (() => {
   const made = document.getElementById('new-issue');
   const issue = document.getElementById('issue');
   const art = document.getElementById('artifact');
-  const settings = document.getElementById('settings');
-  if (!made && !issue && !art && !settings) return;
+  const followed = document.body.dataset.follow;
+  if (!made && !issue && !art && !followed) return;
 
   const wsUrl = (path) => (location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + path;
   const say = (form, text, bad) => {
@@ -424,11 +424,12 @@
     });
   }
 
-  if (settings) {
-    const refresh = refresher(['members', 'invites', 'labels']);
+  if (followed) {
+    const collections = followed.split(' ');
+    const refresh = refresher((document.body.dataset.followIds || '').split(' '));
     listen((f) => {
-      if (!f || f.collection === 'members' || f.collection === 'labels') refresh();
-    }, settings.dataset.since);
+      if (!f || collections.includes('*') || collections.includes(f.collection)) refresh();
+    }, document.body.dataset.since);
   }
 
   if (art) {
@@ -975,6 +976,19 @@
   // The head is refreshed on agent.updated: a run that starts again is followed.
   new MutationObserver(follow).observe(page, { childList: true });
   follow();
+})();
+
+// What changes without an event (a hook delivery's next try): an element marked
+// `data-poll` is fetched again every 3 s for as long as the page marks it (a swap may
+// mark or unmark it).
+(() => {
+  let busy = false;
+  setInterval(() => {
+    const polled = document.querySelector('[data-poll][id]');
+    if (!polled || !window.svcRefresh || busy) return;
+    busy = true;
+    window.svcRefresh([polled.id]).finally(() => { busy = false; });
+  }, 3000);
 })();
 
 // A running CI job's page: its log and state reloaded every 3 s until the job ends.

@@ -130,13 +130,16 @@ async fn build_list(
     at: MonorepoPath,
     query: ListQuery,
 ) -> ApiResult<ListPage> {
-    let full = {
+    let monorepo = {
         let mut conn = state.store.read().await?;
-        at.access(conn.h(), &viewer.0, Need::Read)
-            .await?
-            .monorepo
-            .label()
+        at.access(conn.h(), &viewer.0, Need::Read).await?.monorepo
     };
+    let full = monorepo.label();
+    let mut layout = Layout::new(format!("CI · {full}"), viewer);
+    let follows = (full.as_str(), monorepo.id.as_str());
+    layout
+        .follow(state, follows, "ci_builds ci_connections", "builds")
+        .await?;
     let monorepo_href = super::code::monorepo_href(&full);
     let (owner, name) = full.split_once('/').unwrap_or((&full, ""));
     let base = ci_base(owner, name);
@@ -165,7 +168,7 @@ async fn build_list(
         format!("{base}?{narrowed}cursor={}", q(&c))
     });
     Ok(ListPage {
-        layout: Layout::new(format!("CI · {full}"), viewer),
+        layout,
         pipelines: overview
             .pipelines
             .iter()
@@ -254,10 +257,20 @@ fn or_unread<T>(r: ApiResult<T>) -> ApiResult<Result<T, String>> {
 }
 
 async fn build_build(state: &AppState, viewer: &Viewer, at: CiItemPath) -> ApiResult<BuildPage> {
+    let (full, monorepo_id) = canonical(state, viewer, &at.owner, &at.monorepo).await?;
+    let mut layout = Layout::new(String::new(), viewer);
+    let follows = (full.as_str(), monorepo_id.as_str());
+    layout
+        .follow(
+            state,
+            follows,
+            "ci_builds ci_jobs",
+            "build jobs annotations artifacts",
+        )
+        .await?;
     let b = api::build(State(state.clone()), viewer.0.clone(), Path(at.clone()))
         .await?
         .0;
-    let full = canonical(state, viewer, &at.owner, &at.monorepo).await?;
     let monorepo_href = super::code::monorepo_href(&full);
     let (owner, name) = full.split_once('/').unwrap_or((&full, ""));
     let base = ci_base(owner, name);
@@ -299,8 +312,9 @@ async fn build_build(state: &AppState, viewer: &Viewer, at: CiItemPath) -> ApiRe
         .iter()
         .map(|j| JobRow::of(j, &row.href))
         .collect();
+    layout.title = format!("{} · CI · {full}", row.title);
     Ok(BuildPage {
-        layout: Layout::new(format!("{} · CI · {full}", row.title), viewer),
+        layout,
         finished: b.state.is_finished(),
         b: row,
         jobs,
@@ -311,23 +325,21 @@ async fn build_build(state: &AppState, viewer: &Viewer, at: CiItemPath) -> ApiRe
     })
 }
 
-/// The monorepo's `owner/name` as it is now (the URL may hold an old name or any case).
+/// The monorepo's `owner/name` as it is now (the URL may hold an old name or any case),
+/// and its id.
 async fn canonical(
     state: &AppState,
     viewer: &Viewer,
     owner: &str,
     monorepo: &str,
-) -> ApiResult<String> {
+) -> ApiResult<(String, String)> {
     let at = MonorepoPath {
         owner: owner.to_owned(),
         monorepo: monorepo.to_owned(),
     };
     let mut conn = state.store.read().await?;
-    Ok(at
-        .access(conn.h(), &viewer.0, Need::Read)
-        .await?
-        .monorepo
-        .label())
+    let found = at.access(conn.h(), &viewer.0, Need::Read).await?.monorepo;
+    Ok((found.label(), found.id))
 }
 
 #[derive(Template)]
@@ -368,7 +380,7 @@ async fn build_job(state: &AppState, viewer: &Viewer, at: CiJobPath) -> ApiResul
         .find(|j| j.id == at.job)
         .cloned()
         .ok_or_else(|| ApiError::not_found(&format!("job {}", at.job)))?;
-    let full = canonical(state, viewer, &at.owner, &at.monorepo).await?;
+    let (full, _) = canonical(state, viewer, &at.owner, &at.monorepo).await?;
     let monorepo_href = super::code::monorepo_href(&full);
     let (owner, name) = full.split_once('/').unwrap_or((&full, ""));
     let base = ci_base(owner, name);

@@ -60,6 +60,8 @@ pub struct Layout {
     pub login: String,
     /// The monorepo the page is in, as `owner/name`, for the live socket.
     pub monorepo: Option<String>,
+    /// What the page follows live on the monorepo's socket (see [`Follow`]).
+    pub follow: Option<Follow>,
     /// Why a write from this page was just refused.
     pub flash: Option<String>,
     pub css: &'static str,
@@ -72,10 +74,46 @@ impl Layout {
             title: title.into(),
             login: viewer.0.login.clone(),
             monorepo: None,
+            follow: None,
             flash: viewer.1.clone(),
             css: super::assets::css(),
             js: super::assets::js(),
         }
+    }
+}
+
+/// A page that follows collections of its monorepo's events: on an event of one of
+/// `collections` (or when events may have been missed), the script fetches the page
+/// again and swaps the elements of `ids`. `since` is the monorepo's last event when the
+/// page was read (read before the page's data), so what changes while the page is on its
+/// way still shows.
+pub struct Follow {
+    pub collections: &'static str,
+    pub ids: &'static str,
+    pub since: i64,
+}
+
+impl Layout {
+    /// The page is in the monorepo `label` (id `monorepo_id`) and follows `collections`,
+    /// swapping `ids` (both space-separated).
+    pub async fn follow(
+        &mut self,
+        state: &AppState,
+        (label, monorepo_id): (&str, &str),
+        collections: &'static str,
+        ids: &'static str,
+    ) -> ApiResult<()> {
+        let since = {
+            let mut conn = state.store.read().await?;
+            crate::store::events::last_seq(conn.h(), monorepo_id).await?
+        };
+        self.monorepo = Some(label.to_owned());
+        self.follow = Some(Follow {
+            collections,
+            ids,
+            since,
+        });
+        Ok(())
     }
 }
 

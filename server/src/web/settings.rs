@@ -112,8 +112,6 @@ pub struct SettingsPage {
     base: String,
     tabs: Vec<(&'static str, String, bool)>,
     shown: Option<Shown>,
-    /// The monorepo's last event when the page was read: its script follows from there.
-    since: i64,
     members: Vec<MemberRow>,
     invites: Vec<InviteRow>,
     labels: Vec<LabelRow>,
@@ -205,12 +203,16 @@ pub async fn build(
     let here = monorepo_of(owner, name);
     let s = || State(state.clone());
     let caller = || viewer.0.clone();
-    // Read before the lists: the page's script follows the events after it, so a change
-    // made while the page is on its way still shows.
-    let since = {
-        let mut conn = state.store.read().await?;
-        crate::store::events::last_seq(conn.h(), &access.monorepo.id).await?
-    };
+    let mut layout = Layout::new(format!("Settings · {full}"), viewer);
+    // Before the lists are read: see `Follow`.
+    layout
+        .follow(
+            state,
+            (&full, &access.monorepo.id),
+            "members labels",
+            "members invites labels",
+        )
+        .await?;
     let member_list = members::list(s(), caller(), Path(here.clone())).await?.0;
     let invite_list = members::list_invites(s(), caller(), Path(here.clone()))
         .await?
@@ -237,14 +239,11 @@ pub async fn build(
             .find(|l| l.name.eq_ignore_ascii_case(&e))
             .cloned()
     });
-    let mut layout = Layout::new(format!("Settings · {full}"), viewer);
-    layout.monorepo = Some(full.clone());
     Ok(SettingsPage {
         layout,
         monorepo_href: format!("/{}/{}", seg(owner), seg(name)),
         tabs: tabs(&base, "General"),
         shown,
-        since,
         members: member_list
             .items
             .iter()

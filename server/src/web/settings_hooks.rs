@@ -13,7 +13,9 @@ use axum::http::HeaderMap;
 use axum::response::Response;
 use axum::routing::{get, post};
 use serde::Deserialize;
-use svc_protocol::hook::{CreateHook, EVENTS, Hook, HookDelivery, HookKind, ReplayHook};
+use svc_protocol::hook::{
+    CreateHook, DeliveryState, EVENTS, Hook, HookDelivery, HookKind, ReplayHook,
+};
 
 use super::code::seg;
 use super::forms;
@@ -226,8 +228,8 @@ struct HookPage {
     monorepo_href: String,
     hooks_href: String,
     h: HookRow,
-    /// The monorepo's events that make this hook's deliveries.
-    refresh_on: String,
+    /// A delivery shown is still being tried: the page fetches it again until none is.
+    pending: bool,
     deliveries: Vec<DeliveryRow>,
     /// Deliveries the API listed beyond those shown.
     more: usize,
@@ -294,6 +296,11 @@ async fn build_hook(state: &AppState, viewer: &Viewer, at: HookPath) -> ApiResul
     let access = owned(state, viewer, &monorepo_of(&at.owner, &at.monorepo)).await?;
     let (owner, name) = (&access.monorepo.owner, &access.monorepo.name);
     let full = access.monorepo.label();
+    // Any event may make a delivery of this hook (`Follow`: before the deliveries).
+    let mut layout = Layout::new(format!("Hook · {full}"), viewer);
+    layout
+        .follow(state, (&full, &access.monorepo.id), "*", "deliveries")
+        .await?;
     let hooks_href = hooks_base(owner, name);
     let found = api::list(
         State(state.clone()),
@@ -312,12 +319,13 @@ async fn build_hook(state: &AppState, viewer: &Viewer, at: HookPath) -> ApiResul
         .await?
         .0
         .items;
-    let mut layout = Layout::new(format!("Hook · {full}"), viewer);
-    layout.monorepo = Some(full.clone());
     Ok(HookPage {
         layout,
         monorepo_href: format!("/{}/{}", seg(owner), seg(name)),
-        refresh_on: h.events.join(","),
+        pending: listed
+            .iter()
+            .take(DELIVERIES_SHOWN)
+            .any(|d| d.state == DeliveryState::Pending),
         more: listed.len().saturating_sub(DELIVERIES_SHOWN),
         deliveries: listed
             .iter()

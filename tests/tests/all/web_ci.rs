@@ -326,5 +326,33 @@ async fn a_running_job_s_log_follows_live_in_the_browser_at_360_px() {
         overflow.is_none(),
         "the build page scrolls sideways: {overflow:?}"
     );
+    // The build page and the builds list are live: the job's end (a webhook, whose
+    // `ci.job` and `ci.build` events the pages follow) shows without a reload.
+    w.webhook(
+        "job.finished",
+        json!({"id": "job-1", "name": "test <unit>", "state": "finished", "exit_status": 1}),
+    )
+    .await;
+    browser.wait_for_text("#jobs", "exit 1").await;
+    browser.goto(&w.app.url("/ann/mono/ci")).await;
+    browser
+        .wait_for_text("#builds", &format!("pipe #{}", w.build["number"]))
+        .await;
+    let r = w
+        .app
+        .as_user(
+            Method::POST,
+            &format!("{M}/ci/pipelines/pipe/builds"),
+            &w.token,
+        )
+        .json(&json!({"branch": "topic"}))
+        .send()
+        .await
+        .unwrap();
+    let again: Value = expect_json(r, StatusCode::CREATED).await;
+    assert_ne!(again["number"], w.build["number"]);
+    browser
+        .wait_for_text("#builds", &format!("pipe #{}", again["number"]))
+        .await;
     browser.close().await;
 }

@@ -422,7 +422,10 @@ async fn an_owner_adds_a_hook_and_sees_its_deliveries_with_redeliver_and_replay(
         html.contains(r#"<span class="badge success">200</span>"#),
         "{html}"
     );
-    assert!(html.contains(r#"data-refresh-on="push,merged""#), "{html}");
+    assert!(
+        html.contains(r#"data-follow="*" data-follow-ids="deliveries""#),
+        "live: {html}"
+    );
     let delivery = w
         .api(Method::GET, &format!("/hooks/{id}/deliveries"), None)
         .await["items"][0]["id"]
@@ -549,7 +552,8 @@ async fn the_settings_in_a_browser_without_javascript_and_at_360_px() {
 }
 
 /// The member list is live: another owner's change to it (through the API) shows on
-/// an open settings page without a reload, from the `members` events.
+/// an open settings page without a reload, from the `members` events; and so are a
+/// hook's deliveries on its page.
 #[tokio::test]
 async fn the_settings_page_follows_its_members_live() {
     let w = World::new().await;
@@ -568,5 +572,25 @@ async fn the_settings_page_follows_its_members_live() {
     browser
         .wait_for_text("#members li[data-login='bob'] .badge", "owner")
         .await;
+
+    // A hook's page follows its deliveries: a push made while it is open shows.
+    let rx = Receiver::start().await;
+    let hook = w
+        .api(
+            Method::POST,
+            "/hooks",
+            Some(json!({"kind": "web", "url": rx.url, "events": ["push"]})),
+        )
+        .await;
+    let page = format!("{S}/hooks/{}", hook["id"].as_str().unwrap());
+    browser.goto(&w.app.url(&page)).await;
+    browser
+        .wait_for_text("#deliveries", "No deliveries yet")
+        .await;
+    w.git.ok(&w.work, &["checkout", "-q", "-b", "watched"]);
+    w.git
+        .commit(&w.work, "watched", &[("watched.txt", b"w\n".as_slice())]);
+    w.git.ok(&w.work, &["push", "-q", "origin", "watched"]);
+    browser.wait_for_text("#deliveries", "push").await;
     browser.close().await;
 }
