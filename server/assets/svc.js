@@ -978,17 +978,21 @@
   follow();
 })();
 
-// What changes without an event (a hook delivery's next try): an element marked
-// `data-poll` is fetched again every 3 s for as long as the page marks it (a swap may
-// mark or unmark it).
+// What changes without an event of a monorepo (a hook delivery's next try, an org's
+// people): an element marked `data-poll` is fetched again every `data-poll` seconds (3
+// when unset) for as long as the page marks it (a swap may mark or unmark it), but not
+// while the person is in one of its fields.
 (() => {
   let busy = false;
+  let last = Date.now();
   setInterval(() => {
     const polled = document.querySelector('[data-poll][id]');
     if (!polled || !window.svcRefresh || busy) return;
+    const every = (Number(polled.dataset.poll) || 3) * 1000;
+    if (Date.now() - last < every || polled.contains(document.activeElement)) return;
     busy = true;
-    window.svcRefresh([polled.id]).finally(() => { busy = false; });
-  }, 3000);
+    window.svcRefresh([polled.id]).finally(() => { busy = false; last = Date.now(); });
+  }, 1000);
 })();
 
 // A running CI job's page: its log and state reloaded every 3 s until the job ends.

@@ -401,5 +401,18 @@ async fn an_owner_invites_and_changes_a_role_in_a_browser_without_javascript() {
             "{path}: sideways scroll at 360 px: {over:?}"
         );
     }
+    // The people page follows the org's members (it asks again every 10 s): someone
+    // added elsewhere shows without a reload.
+    browser.goto(&w.app.url("/acme/-/people")).await;
+    browser.find("#members").await;
+    let r = w
+        .app
+        .as_user(Method::PUT, "/v1/orgs/acme/members/carol", &w.ann)
+        .json(&json!({"role": "member"}))
+        .send()
+        .await
+        .unwrap();
+    assert!(r.status().is_success(), "{}", r.status());
+    browser.wait_for_text("#members", "carol").await;
     browser.close().await;
 }
