@@ -49,10 +49,10 @@ const URL_ATTRIBUTES: &[&str] = &[
 /// `vbscript:` or a `data:` that is not an image (only when `data_images`). Empty when it
 /// is safe.
 ///
-/// When `html` is a whole `page`, its head is the service's own (a `<meta charset>`, the
-/// viewport `<meta>` and the inline typography `<style>`, which the document's policy
-/// allows): there those are no problem, and the rest of the rules still hold. From
-/// `<body>` on, where people's text is, every rule holds.
+/// When `html` is a whole `page`, what comes before its `<body>` is the service's own
+/// head: there a `<meta charset>`, the viewport `<meta>` and the inline typography
+/// `<style>` (which the document's policy allows) are no problem, and every other rule
+/// holds. From `<body>` on, where people's text is, every rule holds.
 pub fn markup_problems(html: &str, page: bool, data_images: bool) -> Vec<String> {
     let mut problems = Vec::new();
     if html.to_ascii_lowercase().contains("<script") {
@@ -62,25 +62,45 @@ pub fn markup_problems(html: &str, page: bool, data_images: bool) -> Vec<String>
         Some(at) => html.split_at(at),
         None => ("", html),
     };
-    problems.extend(element_problems(head, &["meta", "style"], data_images));
-    problems.extend(element_problems(body, &[], data_images));
+    problems.extend(element_problems(head, true, data_images));
+    problems.extend(element_problems(body, false, data_images));
     problems
 }
 
-/// The element and attribute rules of [`markup_problems`] over `html`, with the elements
-/// of `allowed` let through.
-fn element_problems(html: &str, allowed: &[&str], data_images: bool) -> Vec<String> {
+/// Whether an element of a page's own head is one the service puts there.
+fn head_element(tag: &str, attributes: &[(String, String)]) -> bool {
+    let names: Vec<&str> = attributes.iter().map(|(n, _)| n.as_str()).collect();
+    let viewport = attributes
+        .iter()
+        .any(|(n, v)| n == "name" && v.eq_ignore_ascii_case("viewport"));
+    match tag {
+        "style" => attributes.is_empty(),
+        "meta" => {
+            names == ["charset"]
+                || (viewport && names.iter().all(|n| matches!(*n, "name" | "content")))
+        }
+        _ => false,
+    }
+}
+
+/// The element and attribute rules of [`markup_problems`] over `html`, a page's own
+/// head when `head`.
+fn element_problems(html: &str, head: bool, data_images: bool) -> Vec<String> {
     let problems = RefCell::new(Vec::new());
     let settings = RewriteStrSettings::new()
         .with_strict(false)
         .with_enable_esi_tags(false)
         .append_element_content_handler(element!("*", |el| {
             let tag = el.tag_name().to_ascii_lowercase();
-            if FORBIDDEN.contains(&tag.as_str()) && !allowed.contains(&tag.as_str()) {
+            let attributes: Vec<(String, String)> = el
+                .attributes()
+                .iter()
+                .map(|a| (a.name().to_ascii_lowercase(), a.value()))
+                .collect();
+            if FORBIDDEN.contains(&tag.as_str()) && !(head && head_element(&tag, &attributes)) {
                 problems.borrow_mut().push(format!("a <{tag}> element"));
             }
-            for attribute in el.attributes() {
-                let (name, value) = (attribute.name().to_ascii_lowercase(), attribute.value());
+            for (name, value) in &attributes {
                 if name.starts_with("on") {
                     problems
                         .borrow_mut()
@@ -213,7 +233,25 @@ mod tests {
         ] {
             assert!(!markup_problems(bad, true, true).is_empty(), "{bad}");
         }
-        assert!(markup_problems("<meta charset=\"utf-8\">", true, false).is_empty());
+        // A whole page: its own head may set the charset, the viewport and a style.
+        let head = "<!doctype html><html><head><meta charset=\"utf-8\"><meta name=\"viewport\" \
+                    content=\"width=device-width\"><title>t</title><style>p{}</style></head>";
+        let page = format!("{head}<body><p>hi</p></body></html>");
+        assert!(markup_problems(&page, true, false).is_empty(), "{page}");
+        for bad in [
+            "<html><head><meta http-equiv=refresh content=\"0;url=https://x\"></head><body></body></html>",
+            "<html><head><style>p{}</style></head><body><style>p{}</style></body></html>",
+            "<html><head><link rel=stylesheet href=x></head><body></body></html>",
+        ] {
+            assert!(!markup_problems(bad, true, false).is_empty(), "{bad}");
+        }
+        // The artifact page the targets check, with its typography, as rendered.
+        let doc = "# Title\n\n| a | b |\n|---|---|\n| 1 | `2` |\n\n> quoted\n\n<b>raw</b>\n";
+        let page = svc_server::artifacts::document::render("notes.md", doc.as_bytes(), &[]);
+        assert!(page.contains("<style>"), "{page}");
+        assert!(markup_problems(&page, true, true).is_empty(), "{page}");
+        // Without a body, all of it is people's text.
+        assert!(!markup_problems("<meta charset=\"utf-8\">", true, false).is_empty());
         assert!(markup_problems("<img src=\"data:image/png;base64,AA\">", true, true).is_empty());
         assert!(!markup_problems("<img src=\"data:image/png;base64,AA\">", true, false).is_empty());
     }
