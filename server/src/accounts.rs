@@ -149,6 +149,10 @@ pub async fn accept_invites(tx: &mut Tx, user_id: &str, email: &str) -> store::R
         if current.as_deref() != Some("owner") {
             let by = Some(invite.invited_by.as_str());
             orgs::put_member(tx.h(), &invite.org, user_id, &invite.role, by, now_ms()).await?;
+            if let Some(login) = users::by_id(tx.h(), user_id).await?.map(|u| u.login) {
+                crate::member_events::org_changed(tx.h(), &invite.org, user_id, &login, None)
+                    .await?;
+            }
         }
     }
     for invite in monorepos::take_invites_for(tx.h(), email).await? {

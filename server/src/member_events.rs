@@ -3,8 +3,10 @@
 //! list live. `member.updated` upserts the person's row as listMembers shows it (key:
 //! their login); `member.removed` deletes it (row `{login}`). A person who keeps access
 //! through the owning org after their own row goes gets `member.updated` with that row.
-//! Invites carry emails only owners may see, so they have no events of their own: an
-//! accepted invite shows as its member's `member.updated`.
+//! A change of an org's people is a change of every monorepo the org owns (its people
+//! are members there, `via: org`). Invites carry emails only owners may see, so they
+//! have no events of their own: an accepted invite shows as its member's
+//! `member.updated`.
 
 use crate::store::{H, Result, events, monorepos, now_ms};
 use crate::views;
@@ -44,5 +46,19 @@ pub async fn changed(
         at: now_ms(),
     };
     events::append(h, &event).await?;
+    Ok(())
+}
+
+/// The person's place in the org `org` changed: [`changed`] in every monorepo it owns.
+pub async fn org_changed(
+    mut h: H<'_>,
+    org: &str,
+    user_id: &str,
+    login: &str,
+    actor: Option<&str>,
+) -> Result<()> {
+    for monorepo_id in monorepos::ids_of_owner(h.reborrow(), org).await? {
+        changed(h.reborrow(), &monorepo_id, user_id, login, actor).await?;
+    }
     Ok(())
 }

@@ -64,8 +64,8 @@ pub struct EventPage {
 ///
 /// Besides the specification's collections, `members`: `member.updated` (upsert, key the
 /// login, row a `Member` as listMembers shows it) when someone is added, their role
-/// changes or an invite of theirs is accepted, and `member.removed` (delete, row
-/// `{login}`) when their own row goes.
+/// changes, an invite of theirs is accepted or (in an org's monorepo) the org's people
+/// change, and `member.removed` (delete, row `{login}`) when they can no longer open it.
 #[utoipa::path(get, path = "/v1/monorepos/{owner}/{monorepo}/events", operation_id = "pullEvents", tag = "events",
     params(MonorepoPath, PullQuery),
     responses((status = 200, body = EventPage), (status = 101, description = "WebSocket: `ServerFrame` frames out, `ClientFrame` frames in"),

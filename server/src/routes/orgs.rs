@@ -14,6 +14,7 @@ use crate::auth::Caller;
 use crate::authz::{OrgAccess, OrgNeed};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Json, Path};
+use crate::member_events;
 use crate::paths::{OrgInvitePath, OrgMemberPath, OrgPath};
 use crate::people;
 use crate::state::AppState;
@@ -169,6 +170,7 @@ pub async fn put_member(
     )
     .await?;
     let member = member_of(tx.h(), org, &user.id).await?;
+    member_events::org_changed(tx.h(), org, &user.id, &user.login, Some(&caller.login)).await?;
     tx.commit().await?;
     // Activity sockets learn of the org's monorepos (`joined`) or a changed role at once.
     state.live.access_changed().await;
@@ -203,6 +205,7 @@ pub async fn remove_member(
         Some(_) => {}
     }
     orgs::remove_member(tx.h(), org, &user.id).await?;
+    member_events::org_changed(tx.h(), org, &user.id, &user.login, Some(&caller.login)).await?;
     tx.commit().await?;
     // Their sockets of the org's monorepos close now, on every server, not at the next check.
     state.live.access_changed().await;
@@ -256,6 +259,8 @@ pub async fn invite(
             )
             .await?;
             let member = member_of(tx.h(), &org, &user.id).await?;
+            let actor = Some(caller.login.as_str());
+            member_events::org_changed(tx.h(), &org, &user.id, &user.login, actor).await?;
             (StatusCode::OK, OrgInviteAnswer::Added { member })
         }
         None => {

@@ -170,6 +170,14 @@ pub async fn take_alias(h: H<'_>, owner: &str, name: &str) -> Result<Option<Stri
 }
 
 /// Deletes the monorepo and, by cascade, everything it holds.
+/// The ids of the monorepos `owner` (a person's or an org's login) owns.
+pub async fn ids_of_owner(h: H<'_>, owner: &str) -> Result<Vec<String>> {
+    Ok(
+        on!(h, c => sqlx::query_scalar("SELECT id FROM monorepos WHERE owner = $1 ORDER BY id")
+        .bind(owner).fetch_all(c).await?),
+    )
+}
+
 pub async fn delete(h: H<'_>, id: &str) -> Result<()> {
     on!(h, c => sqlx::query("DELETE FROM monorepos WHERE id = $1").bind(id).execute(c).await?.rows_affected());
     Ok(())

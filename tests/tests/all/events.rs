@@ -467,3 +467,50 @@ async fn member_changes_are_events_of_the_members_collection() {
         assert_eq!(e["actor"], "ann", "{e}");
     }
 }
+
+/// A change of an org's people is a change of each monorepo it owns: `member.updated`
+/// with the row the org gives (`via: org`), then `member.removed` when they leave it.
+#[tokio::test]
+async fn org_people_changes_are_member_events_of_the_org_s_monorepos() {
+    let app = TestApp::start().await;
+    let ann = app
+        .bootstrap(json!({"email": "ann@example.com", "login": "ann", "password": "ann password"}))
+        .await
+        .credential
+        .token;
+    app.bootstrap(json!({"email": "bob@example.com", "login": "bob", "password": "bob password"}))
+        .await;
+    let r = app
+        .as_user(Method::POST, "/v1/orgs", &ann)
+        .json(&json!({"login": "acme"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::CREATED);
+    app.monorepo(&ann, json!({"name": "tools", "owner": "acme"}))
+        .await;
+    let events = "/v1/monorepos/acme/tools/events?kinds=member.updated,member.removed";
+    let before = app.get_json(&ann, events).await;
+    assert_eq!(before["items"], json!([]), "{before}");
+    let r = app
+        .as_user(Method::PUT, "/v1/orgs/acme/members/bob", &ann)
+        .json(&json!({"role": "member"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let r = app
+        .as_user(Method::DELETE, "/v1/orgs/acme/members/bob", &ann)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::NO_CONTENT);
+    let page = app.get_json(&ann, events).await;
+    let items = page["items"].as_array().unwrap();
+    assert_eq!(items.len(), 2, "{page}");
+    assert_eq!(items[0]["kind"], "member.updated", "{page}");
+    assert_eq!(items[0]["row"]["login"], "bob", "{page}");
+    assert_eq!(items[0]["row"]["via"], "org", "{page}");
+    assert_eq!(items[1]["kind"], "member.removed", "{page}");
+    assert_eq!(items[1]["key"], "bob", "{page}");
+}
