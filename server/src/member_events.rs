@@ -20,12 +20,11 @@ pub async fn changed(
     login: &str,
     actor: Option<&str>,
 ) -> Result<()> {
-    let rows = monorepos::members(h.reborrow(), monorepo_id).await?;
-    let (kind, op, row) = match rows.iter().find(|m| m.user_id == user_id) {
+    let (kind, op, row) = match monorepos::member(h.reborrow(), monorepo_id, user_id).await? {
         Some(row) => (
             "member.updated",
             "upsert",
-            serde_json::to_value(views::member(row)).unwrap_or_default(),
+            serde_json::to_value(views::member(&row)).unwrap_or_default(),
         ),
         None => (
             "member.removed",

@@ -142,12 +142,10 @@ async fn member_of(
     monorepo_id: &str,
     user_id: &str,
 ) -> ApiResult<svc_protocol::monorepo::Member> {
-    let rows = monorepos::members(h, monorepo_id).await?;
-    let row = rows
-        .iter()
-        .find(|m| m.user_id == user_id)
+    let row = monorepos::member(h, monorepo_id, user_id)
+        .await?
         .ok_or_else(|| ApiError::not_found("member"))?;
-    Ok(views::member(row))
+    Ok(views::member(&row))
 }
 
 /// Invites by email (owners): 200 `added` when someone signed in with that email

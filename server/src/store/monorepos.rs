@@ -223,6 +223,22 @@ pub async fn members(h: H<'_>, monorepo_id: &str) -> Result<Vec<MemberRow>> {
          WHERE a.monorepo_id = $1 ORDER BY u.login, a.via",
     )
     .bind(monorepo_id).fetch_all(c).await?);
+    Ok(one_each(rows))
+}
+
+/// One person's row of [`members`], if they can open the monorepo.
+pub async fn member(h: H<'_>, monorepo_id: &str, user_id: &str) -> Result<Option<MemberRow>> {
+    let rows: Vec<MemberRow> = on!(h, c => sqlx::query_as(
+        "SELECT u.id AS user_id, u.login, u.name, u.picture_url, a.role, a.via, a.added_at, a.added_by
+         FROM monorepo_access a JOIN users u ON u.id = a.user_id
+         WHERE a.monorepo_id = $1 AND a.user_id = $2 ORDER BY a.via",
+    )
+    .bind(monorepo_id).bind(user_id).fetch_all(c).await?);
+    Ok(one_each(rows).pop())
+}
+
+/// Access rows sorted by person then `via`, made one per person with their highest role.
+fn one_each(rows: Vec<MemberRow>) -> Vec<MemberRow> {
     let mut people: Vec<MemberRow> = Vec::with_capacity(rows.len());
     for row in rows {
         match people.last_mut() {
@@ -233,7 +249,7 @@ pub async fn members(h: H<'_>, monorepo_id: &str) -> Result<Vec<MemberRow>> {
             _ => people.push(row),
         }
     }
-    Ok(people)
+    people
 }
 
 pub async fn put_member(
