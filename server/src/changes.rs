@@ -15,6 +15,7 @@
 
 use std::collections::BTreeMap;
 
+use futures_util::future::join_all;
 use gix::ObjectId;
 use serde_json::json;
 use svc_protocol::ErrorCode;
@@ -88,45 +89,65 @@ pub async fn land(
             return Err(ApiError::internal(e));
         }
     };
-    for (repo_id, r) in &recorded {
-        state.facts.after_record(repo_id, r).await;
-    }
+    // Side by side: a main move's sweep reads the repo's branches wanting facts.
+    join_all(
+        recorded
+            .iter()
+            .map(|(id, r)| state.facts.after_record(id, r)),
+    )
+    .await;
     Ok(Some(answer))
 }
 
-/// Moves every part's main from its head to its merge, in order. When one refuses, the
-/// mains moved before it are put back (compare-and-swap from the merge) and its error
-/// answers; nothing is recorded either way.
+/// Moves every part's main from its head to its merge, in order, in one trip to the
+/// repositories. When one refuses, the mains moved before it are put back
+/// (compare-and-swap from the merge) and its error answers; nothing is recorded either
+/// way.
 async fn move_mains(state: &AppState, parts: &[Part]) -> Result<(), MoveError> {
-    let mut moved: Vec<&Part> = Vec::new();
-    for part in parts {
-        let main_ref = format!("refs/heads/{}", part.repo.default_branch);
-        let (from, to) = (part.main, part.sha);
-        let result = state
-            .git(&part.repo, move |git| {
-                Ok::<_, merge::Error>(git.update_ref(&main_ref, from, to))
-            })
-            .await;
-        match result {
-            Ok(Ok(())) => {
-                moved.push(part);
-                // Some mains moved, the rest not yet, nothing recorded.
-                crate::crash::point("change.moving");
+    let moves: Vec<_> = parts
+        .iter()
+        .map(|part| {
+            let dir = crate::git::storage::repo_dir(&state.config.data_dir, &part.repo.id);
+            let main_ref = format!("refs/heads/{}", part.repo.default_branch);
+            (dir, main_ref, part.main, part.sha)
+        })
+        .collect();
+    let stopped = tokio::task::spawn_blocking(move || {
+        for (i, (dir, main_ref, from, to)) in moves.iter().enumerate() {
+            let moved = crate::git::open_repos::open(dir)
+                .map_err(ApiError::from)
+                .map(|git| git.update_ref(main_ref, *from, *to));
+            match moved {
+                Ok(Ok(())) => {}
+                Ok(Err(error)) => return Some((i, Ok(error))),
+                Err(e) => return Some((i, Err(e))),
             }
-            Ok(Err(error)) => {
-                put_back(state, &moved).await;
-                return Err(MoveError::Refused(Refused {
-                    repo: part.repo.name.clone(),
-                    error,
-                }));
-            }
-            Err(e) => {
-                put_back(state, &moved).await;
-                return Err(MoveError::Api(e));
-            }
+            // Some mains moved, the rest not yet, nothing recorded.
+            crate::crash::point("change.moving");
         }
-    }
-    Ok(())
+        None
+    })
+    .await;
+    let stopped = match stopped {
+        Ok(stopped) => stopped,
+        Err(e) => {
+            // Which mains moved is not known: put back each one still at its merge.
+            put_back(state, &parts.iter().collect::<Vec<_>>()).await;
+            return Err(MoveError::Api(ApiError::internal(e)));
+        }
+    };
+    let Some((i, why)) = stopped else {
+        return Ok(());
+    };
+    let moved: Vec<&Part> = parts[..i].iter().collect();
+    put_back(state, &moved).await;
+    Err(match why {
+        Ok(error) => MoveError::Refused(Refused {
+            repo: parts[i].repo.name.clone(),
+            error,
+        }),
+        Err(e) => MoveError::Api(e),
+    })
 }
 
 /// Why the mains did not all move: an API error, or a main that refused to move.
@@ -179,17 +200,6 @@ pub async fn record(
     change: &str,
     parts: &[(RepoRow, MergeRow)],
 ) -> Result<(ChangeMerge, Vec<(String, record::Recorded)>), record::Error> {
-    let mut tx = state.store.begin().await?;
-    let mut recorded = Vec::with_capacity(parts.len());
-    for (repo, m) in parts {
-        let actor = Actor {
-            login: Some(m.merged_by.clone()),
-            agent: m.merged_agent.clone(),
-        };
-        let r = record::record_change(&mut tx, &state.config.data_dir, &repo.id, &actor, change)
-            .await?;
-        recorded.push((repo.id.clone(), r));
-    }
     let mut answer = ChangeMerge {
         change: change.to_owned(),
         merges: parts
@@ -206,30 +216,47 @@ pub async fn record(
             .collect(),
     };
     answer.merges.sort_by(|a, b| a.repo.cmp(&b.repo));
-    if let Some((repo, m)) = parts.first() {
-        let names: Vec<&str> = parts.iter().map(|(r, _)| r.name.as_str()).collect();
-        let also = names.join("\n");
-        let body = json!({
-            "row": answer,
-            "branch": m.branch,
-            "actor": m.merged_by,
-            "agent": m.merged_agent,
-        });
-        let event = events::NewEvent {
-            monorepo_id: &repo.monorepo_id,
-            kind: "change.merged",
-            repo: None,
-            also_repos: Some(&also),
-            collection: "changes",
-            key: change,
-            op: "upsert",
-            body: body.to_string(),
-            at: now_ms(),
-        };
-        events::append(tx.h(), &event).await?;
-    }
+    let Some((first, m)) = parts.first() else {
+        return Ok((answer, Vec::new()));
+    };
+    let also = parts
+        .iter()
+        .map(|(r, _)| r.name.as_str())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let body = json!({
+        "row": answer,
+        "branch": m.branch,
+        "actor": m.merged_by,
+        "agent": m.merged_agent,
+    });
+    let last = events::NewEvent {
+        monorepo_id: &first.monorepo_id,
+        kind: "change.merged",
+        repo: None,
+        also_repos: Some(&also),
+        collection: "changes",
+        key: change,
+        op: "upsert",
+        body: body.to_string(),
+        at: now_ms(),
+    };
+    let repos: Vec<(&str, Actor)> = parts
+        .iter()
+        .map(|(repo, m)| {
+            let actor = Actor {
+                login: Some(m.merged_by.clone()),
+                agent: m.merged_agent.clone(),
+            };
+            (repo.id.as_str(), actor)
+        })
+        .collect();
+    let mut tx = state.store.begin().await?;
+    let recorded =
+        record::record_change(&mut tx, &state.config.data_dir, &repos, change, last).await?;
     tx.commit().await?;
-    Ok((answer, recorded))
+    let recorded = parts.iter().map(|(r, _)| r.id.clone()).zip(recorded);
+    Ok((answer, recorded.collect()))
 }
 
 /// At start-up: settles every change a crash left between its ref moves and their

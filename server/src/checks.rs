@@ -18,7 +18,7 @@ use svc_protocol::ErrorCode;
 
 use crate::authz::Access;
 use crate::error::{ApiError, ApiResult};
-use crate::git::read::{self, Repo};
+use crate::git::read;
 use crate::git::storage;
 use crate::state::AppState;
 use crate::store::monorepos::MonorepoRow;
@@ -162,7 +162,7 @@ pub async fn merge_queue_on(
 /// Reads and parses the file at `head`; no file is an empty configuration.
 fn read_config(dir: &Path, head: &str) -> Parsed {
     let unreadable = |e: read::Error| format!("cannot read {CONFIG_PATH} on main: {e}");
-    let repo = Repo::open(dir).map_err(unreadable)?;
+    let repo = crate::git::open_repos::open(dir).map_err(unreadable)?;
     let Some(commit) = repo.commit_exists(head).map_err(unreadable)? else {
         return Err(format!(
             "cannot read {CONFIG_PATH}: main's commit is missing"

@@ -16,7 +16,6 @@ use serde_json::json;
 use svc_protocol::event::ZERO_SHA;
 use tokio::sync::mpsc;
 
-use crate::git::read::Repo;
 use crate::git::record::{self, Recorded};
 use crate::git::storage;
 use crate::pokes::Pokes;
@@ -227,7 +226,7 @@ impl Worker {
 /// The facts of `head` against `main` (none: the repo has no main yet).
 fn compute_git(dir: &std::path::Path, main: Option<&str>, head: &str) -> Result<Facts, Error> {
     let git = |e: crate::git::read::Error| Error::Git(e.to_string());
-    let repo = Repo::open(dir).map_err(git)?;
+    let repo = crate::git::open_repos::open(dir).map_err(git)?;
     let head_id = repo
         .commit_exists(head)
         .map_err(git)?

@@ -89,42 +89,25 @@ pub async fn land(
                 "the repo has no main to merge into yet",
             ));
         };
-        // Before the gate: forcing cannot help a branch main has already.
-        let Some((main_id, head_id)) = ends(state, &repo, main, row.head.clone()).await? else {
-            return Err(ApiError::conflict(
-                ErrorCode::NothingToMerge,
-                format!(
-                    "main has every commit of {} already: there is nothing to merge",
-                    row.name
-                ),
-            ));
-        };
-        if !force {
-            require_green(checks, "merge")?;
-        }
         let message = message(
             row.title.as_deref(),
             row.description.as_deref(),
             &row.name,
             agent.as_deref(),
         );
-        let author = Person::author(&user);
-        let committer = Person::service(&state.config);
-        let made = state
-            .git(&repo, move |git| {
-                Ok::<_, merge::Error>(git.merge(main_id, head_id, &author, &committer, &message))
-            })
-            .await?;
-        let sha = match made {
-            Ok(sha) => sha,
-            Err(merge::Error::Conflicts(paths)) => {
-                return Err(ApiError::conflict(
-                    ErrorCode::Conflicts,
-                    format!("{} conflicts with main in {} file(s): {}; merge main into the branch and push",
-                        row.name, paths.len(), paths.join(", ")),
-                )
-                .with_paths(paths));
+        let gate = if force {
+            Ok(())
+        } else {
+            require_green(checks, "merge")
+        };
+        let who = (Person::author(&user), Person::service(&state.config));
+        let made = make(state, &repo, (main, row.head.clone()), gate, who, message).await?;
+        let (main_id, sha) = match made {
+            Ok(made) => made,
+            Err(merge::Error::NothingToMerge { .. }) => {
+                return Err(nothing_to_merge(&row.name));
             }
+            Err(merge::Error::Conflicts(paths)) => return Err(conflicts(&row.name, paths)),
             Err(e) => return Err(e.into()),
         };
         let merged_at = now_ms();
@@ -188,26 +171,62 @@ pub async fn land(
     ))
 }
 
-/// Main's head and the branch's as commits, or None when main has the branch's head
-/// already (they are one commit, or the branch is behind main): nothing to merge.
-pub(crate) async fn ends(
+/// Makes the merge commit of a branch's head into main (`ends`, as stored) in one trip
+/// to the repository, answering main's commit and the merge's: refused first when main
+/// has every commit of the head already (forcing cannot help that), then by `gate` (the
+/// checks, decided by the caller), then by conflicts. Moves no ref.
+pub(crate) async fn make(
     state: &AppState,
     repo: &RepoRow,
-    main: String,
-    head: String,
-) -> ApiResult<Option<(ObjectId, ObjectId)>> {
+    (main, head): (String, String),
+    gate: ApiResult<()>,
+    (author, committer): (Person, Person),
+    message: String,
+) -> ApiResult<Result<(ObjectId, ObjectId), merge::Error>> {
     state
         .git(repo, move |git| {
-            let main = git
-                .commit_exists(&main)?
-                .ok_or_else(|| merge::Error::NotFound("main".into()))?;
-            let head = git
-                .commit_exists(&head)?
-                .ok_or_else(|| merge::Error::NotFound("head".into()))?;
-            let contained = git.merge_base(main, head)? == Some(head);
-            Ok::<_, merge::Error>((!contained).then_some((main, head)))
+            let found = |id: &str, what: &str| match git.commit_exists(id) {
+                Ok(Some(id)) => Ok(id),
+                Ok(None) => Err(merge::Error::NotFound(what.into())),
+                Err(e) => Err(e.into()),
+            };
+            let planned = match found(&main, "main")
+                .and_then(|main| Ok((main, found(&head, "head")?)))
+                .and_then(|(main, head)| Ok((main, git.plan_merge(main, head)?)))
+            {
+                Ok(planned) => planned,
+                Err(e) => return Ok(Err(e)),
+            };
+            gate?;
+            let (main, planned) = planned;
+            Ok::<_, ApiError>(
+                planned
+                    .commit(&author, &committer, &message)
+                    .map(|sha| (main, sha)),
+            )
         })
         .await
+}
+
+/// The refusal of a branch main has every commit of already.
+pub(crate) fn nothing_to_merge(branch: &str) -> ApiError {
+    ApiError::conflict(
+        ErrorCode::NothingToMerge,
+        format!("main has every commit of {branch} already: there is nothing to merge"),
+    )
+}
+
+/// The refusal of a branch that conflicts with main in `paths`.
+pub(crate) fn conflicts(branch: &str, paths: Vec<String>) -> ApiError {
+    ApiError::conflict(
+        ErrorCode::Conflicts,
+        format!(
+            "{branch} conflicts with main in {} file(s): {}; merge main into the branch and push",
+            paths.len(),
+            paths.join(", ")
+        ),
+    )
+    .with_paths(paths)
 }
 
 /// The merge commit's message: the branch's title and description.

@@ -341,7 +341,10 @@ where
         .ok_or_else(|| ApiError::not_found("repo"))?;
     let dir = crate::git::storage::repo_dir(data_dir, &repo.id);
     let now = crate::store::now_ms();
-    let mut pending = crate::git::tags::sync(tx.h(), &repo, &dir, actor, now)
+    let in_git = crate::git::tags::in_git(&dir)
+        .await
+        .map_err(ApiError::internal)?;
+    let mut pending = crate::git::tags::sync(tx.h(), &repo, &in_git, actor, now)
         .await
         .map_err(ApiError::internal)?;
     let (answer, more) = change(tx.h(), &repo).await?;

@@ -55,8 +55,6 @@ pub struct AppState {
     pub agents: Arc<crate::agents::Agents>,
     /// This process's push spool folder, made on the first push.
     pub push_spools: Arc<tokio::sync::OnceCell<crate::git::spool::SpoolDir>>,
-    /// Repositories kept open between requests.
-    pub open_repos: Arc<crate::git::open_repos::OpenRepos>,
     /// This process's request rate limiters.
     pub rate_limits: Arc<crate::rate_limit::RateLimits>,
     /// One merge at a time per repo, across processes on PostgreSQL.
@@ -114,7 +112,6 @@ impl AppState {
             maintenance,
             hook_wake: Arc::default(),
             push_spools: Arc::default(),
-            open_repos: Arc::default(),
             agents: Arc::default(),
             ci_client: reqwest::Client::builder()
                 .redirect(reqwest::redirect::Policy::none())
@@ -162,9 +159,8 @@ impl AppState {
         E: Into<ApiError> + Send + 'static,
     {
         let dir = storage::repo_dir(&self.config.data_dir, &repo.id);
-        let open = self.open_repos.clone();
         tokio::task::spawn_blocking(move || {
-            let git = open.get(&dir).map_err(ApiError::from)?;
+            let git = crate::git::open_repos::open(&dir).map_err(ApiError::from)?;
             f(git).map_err(Into::into)
         })
         .await

@@ -13,14 +13,12 @@
 //! says, so such a repository, one with alternates and a shallow one go to git.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use gix::ObjectId;
 use gix::bstr::{BString, ByteSlice};
 use gix::objs::Kind;
 use tokio::process::Command;
 
-use super::open_repos::OpenRepos;
 use super::pkt;
 
 /// What git advertises, learned from it.
@@ -267,7 +265,6 @@ pub fn advertisement(
 
 /// [`advertisement`] of the repository at `dir`, off the async threads.
 pub async fn advertise(
-    repos: Arc<OpenRepos>,
     dir: PathBuf,
     learned: &'static Learned,
     which: Advertisement,
@@ -276,7 +273,10 @@ pub async fn advertise(
         return Some(learned.v2.clone());
     }
     tokio::task::spawn_blocking(move || {
-        let repo = repos.get(&dir).ok()?.shared().to_thread_local();
+        let repo = super::open_repos::open(&dir)
+            .ok()?
+            .shared()
+            .to_thread_local();
         advertisement(&repo, learned, which)
     })
     .await
@@ -285,15 +285,13 @@ pub async fn advertise(
 
 /// git's answer to the v2 request `body` when it is an `ls-refs` answered here, off the
 /// async threads.
-pub async fn ls_refs(
-    repos: Arc<OpenRepos>,
-    dir: PathBuf,
-    learned: &'static Learned,
-    body: &[u8],
-) -> Option<Vec<u8>> {
+pub async fn ls_refs(dir: PathBuf, learned: &'static Learned, body: &[u8]) -> Option<Vec<u8>> {
     let request = LsRefs::parse(body)?;
     tokio::task::spawn_blocking(move || {
-        let repo = repos.get(&dir).ok()?.shared().to_thread_local();
+        let repo = super::open_repos::open(&dir)
+            .ok()?
+            .shared()
+            .to_thread_local();
         request.answer(&repo, learned)
     })
     .await

@@ -353,9 +353,7 @@ async fn advertise(
         _ => None,
     };
     let answered = match (which, learned(state).await) {
-        (Some(which), Some(learned)) => {
-            advertise::advertise(state.open_repos.clone(), dir.clone(), learned, which).await
-        }
+        (Some(which), Some(learned)) => advertise::advertise(dir.clone(), learned, which).await,
         _ => None,
     };
     let stdout = match answered {
@@ -482,8 +480,7 @@ async fn upload(
     let protocol = git_protocol(headers);
     if advertise::protocol_version(protocol.as_deref()) == 2
         && let Some(learned) = learned(state).await
-        && let Some(refs) =
-            advertise::ls_refs(state.open_repos.clone(), dir.clone(), learned, &request).await
+        && let Some(refs) = advertise::ls_refs(dir.clone(), learned, &request).await
     {
         return (
             [

@@ -151,11 +151,52 @@ impl Repo {
         committer: &Person,
         message: &str,
     ) -> Result<ObjectId, Error> {
-        let mut repo = merge_handle(self);
+        self.plan_merge(main, head)?
+            .commit(author, committer, message)
+    }
+
+    /// The first half of [`Repo::merge`]: head's and main's merge bases, found once, and
+    /// [`Error::NothingToMerge`] when main contains head already. What lies between the
+    /// halves (a merge's gate) is checked after that refusal and before any tree merge.
+    pub fn plan_merge(&self, main: ObjectId, head: ObjectId) -> Result<Planned, Error> {
+        let repo = merge_handle(self);
         let bases = merge_bases(&repo, main, head)?;
+        if bases.first() == Some(&head) {
+            return Err(Error::NothingToMerge { main, head });
+        }
+        Ok(Planned {
+            repo,
+            main,
+            head,
+            bases,
+        })
+    }
+}
+
+/// A merge whose bases are known and which has something to merge ([`Repo::plan_merge`]).
+pub struct Planned {
+    repo: gix::Repository,
+    main: ObjectId,
+    head: ObjectId,
+    bases: Vec<ObjectId>,
+}
+
+impl Planned {
+    /// Writes the merge commit, as [`Repo::merge`] describes.
+    pub fn commit(
+        self,
+        author: &Person,
+        committer: &Person,
+        message: &str,
+    ) -> Result<ObjectId, Error> {
+        let Planned {
+            mut repo,
+            main,
+            head,
+            bases,
+        } = self;
         let tree = match bases.first() {
             None => return Err(Error::Unrelated { main, head }),
-            Some(base) if *base == head => return Err(Error::NothingToMerge { main, head }),
             // Main is the merge base: the merge is the head's tree, on disk already.
             Some(base) if *base == main => tree_of(&repo, head)?,
             Some(_) => {

@@ -5,16 +5,26 @@
 //! object is missing; but it would keep packs a repack removed mapped for as long as it
 //! lives. So one is reopened once its `objects/pack` folder changed (packs added or
 //! removed), and kept only while among the most recently used.
+//!
+//! The process keeps one set ([`open`]): its repositories on disk are one set, and every
+//! reader of the git layer (requests, recordings, workers) shares it without a handle
+//! threaded through each.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{LazyLock, Mutex};
 use std::time::SystemTime;
 
 use super::read::{Error, Repo};
 
 /// Repositories kept open at most.
 const KEPT: usize = 128;
+
+/// The repository at `dir`, from the process's open repositories.
+pub fn open(dir: &Path) -> Result<Repo, Error> {
+    static OPEN: LazyLock<OpenRepos> = LazyLock::new(OpenRepos::default);
+    OPEN.get(dir)
+}
 
 #[derive(Default)]
 pub struct OpenRepos {

@@ -13,7 +13,9 @@ use serde_json::json;
 use svc_protocol::event::{BranchRow, DefaultHeadRow, ZERO_SHA};
 
 use super::push_options::PushOptions;
-use crate::store::{self, Store, branches, events, merges, monorepos, now_ms, repos, time_of};
+use futures_util::future::try_join_all;
+
+use crate::store::{self, Store, branches, events, merges, now_ms, repos, time_of};
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -34,15 +36,38 @@ pub struct Actor {
 
 /// Every `refs/heads/*` of a bare repository: branch name to commit.
 pub async fn branch_heads(dir: &Path) -> Result<BTreeMap<String, String>, Error> {
+    Ok(refs_of(dir, false).await?.heads)
+}
+
+/// A repository's branches and tags, read in one trip.
+struct Refs {
+    heads: BTreeMap<String, String>,
+    tags: BTreeMap<String, String>,
+}
+
+/// The branches of the bare repository at `dir`, and its tags when `tags`.
+async fn refs_of(dir: &Path, tags: bool) -> Result<Refs, Error> {
     let dir = dir.to_path_buf();
-    let heads = tokio::task::spawn_blocking(move || super::read::Repo::open(&dir)?.branch_heads())
-        .await
-        .map_err(|e| Error::Git(e.to_string()))?
-        .map_err(|e| Error::Git(e.to_string()))?;
-    Ok(heads
-        .into_iter()
-        .map(|(name, id)| (name, id.to_string()))
-        .collect())
+    let hex = |found: Vec<(String, gix::ObjectId)>| {
+        found
+            .into_iter()
+            .map(|(name, id)| (name, id.to_string()))
+            .collect()
+    };
+    tokio::task::spawn_blocking(move || {
+        let repo = super::open_repos::open(&dir)?;
+        Ok(Refs {
+            heads: hex(repo.branch_heads()?),
+            tags: if tags {
+                hex(repo.tags()?)
+            } else {
+                BTreeMap::new()
+            },
+        })
+    })
+    .await
+    .map_err(|e| Error::Git(e.to_string()))?
+    .map_err(|e: super::read::Error| Error::Git(e.to_string()))
 }
 
 /// What a recording changed, for the facts worker.
@@ -155,23 +180,60 @@ async fn record_inner(
     Ok(recorded)
 }
 
-/// Records the repo's part of the change `change` (its merges, now on main) in the
-/// caller's transaction, which records the change's other repos with it.
+/// Records the repos of the change `change` (its merges, now on every main) in the
+/// caller's transaction, each as the one who merged it there, with `last` (the change's
+/// own event) after their events. Every repo's row is locked before any refs are read,
+/// the repos' refs are read side by side, and every event is written in one append.
+/// Answers each repo's recording, in the order of `repos`.
 pub async fn record_change(
     tx: &mut store::Tx,
     data_dir: &Path,
-    repo_id: &str,
-    actor: &Actor,
+    repos: &[(&str, Actor)],
     change: &str,
-) -> Result<Recorded, Error> {
-    let how = How {
-        seed: None,
-        options: &PushOptions::default(),
-        extra: Vec::new(),
-        import: false,
-        change: Some(change),
-    };
-    record_in(tx, data_dir, repo_id, actor, how).await
+    last: events::NewEvent<'_>,
+) -> Result<Vec<Recorded>, Error> {
+    let mut locked = Vec::with_capacity(repos.len());
+    for (id, actor) in repos {
+        locked.push(repos::lock(tx.h(), id).await?.map(|repo| (repo, actor)));
+    }
+    let dirs: Vec<_> = locked
+        .iter()
+        .flatten()
+        .map(|(repo, _)| super::storage::repo_dir(data_dir, &repo.id))
+        .collect();
+    let refs = try_join_all(dirs.iter().map(|dir| refs_of(dir, true))).await?;
+    let mut settled = Vec::with_capacity(refs.len());
+    for (((repo, actor), dir), refs) in locked.iter().flatten().zip(&dirs).zip(refs) {
+        let how = How {
+            seed: None,
+            options: &PushOptions::default(),
+            extra: Vec::new(),
+            import: false,
+            change: Some(change),
+        };
+        settled.push(settle(tx, repo, dir, refs, actor, how).await?);
+    }
+    let mut all = Vec::new();
+    for ((repo, _), s) in locked.iter().flatten().zip(&settled) {
+        all.extend(s.pending.iter().map(|p| new_event(repo, p, s.now)));
+    }
+    all.push(last);
+    let end = events::append_all(tx.h(), &all).await?;
+    let mut seq = end - all.len() as i64 + 1;
+    for ((repo, _), s) in locked.iter().flatten().zip(&settled) {
+        let seqs: Vec<i64> = (seq..seq + s.pending.len() as i64).collect();
+        seq += s.pending.len() as i64;
+        crate::hooks::enqueue(tx.h(), repo, &s.pending, &seqs, s.now, false).await?;
+        close_issues(tx, repo, &s.closing).await?;
+    }
+    let mut settled = settled.into_iter();
+    Ok(locked
+        .iter()
+        .map(|l| match l {
+            Some(_) => settled.next().map(|s| s.recorded).unwrap_or_default(),
+            None => Recorded::default(),
+        })
+        .collect())
 }
 
 /// Records an import in the caller's transaction, which writes the repo (and the
@@ -215,6 +277,38 @@ async fn record_in(
     actor: &Actor,
     how: How<'_>,
 ) -> Result<Recorded, Error> {
+    let Some(repo) = repos::lock(tx.h(), repo_id).await? else {
+        return Ok(Recorded::default());
+    };
+    let dir = super::storage::repo_dir(data_dir, &repo.id);
+    let refs = refs_of(&dir, true).await?;
+    let ci_skip = how.options.ci_skip;
+    let s = settle(tx, &repo, &dir, refs, actor, how).await?;
+    append_with(tx.h(), &repo, &s.pending, s.now, ci_skip).await?;
+    close_issues(tx, &repo, &s.closing).await?;
+    Ok(s.recorded)
+}
+
+/// A repo's recording before its events are written: the events, the issues its merges
+/// close, and what it changed.
+struct Settled {
+    pending: Vec<Pending>,
+    /// (branch, its title and description, merge commit, who merged).
+    closing: Vec<(String, String, String, Actor)>,
+    recorded: Recorded,
+    now: i64,
+}
+
+/// Brings the stored rows of `repo` (locked by the caller's transaction) to `refs`, read
+/// from its repository at `dir` after the lock, answering the events to write.
+async fn settle(
+    tx: &mut store::Tx,
+    repo: &repos::RepoRow,
+    dir: &Path,
+    refs: Refs,
+    actor: &Actor,
+    how: How<'_>,
+) -> Result<Settled, Error> {
     let How {
         seed,
         options,
@@ -222,14 +316,7 @@ async fn record_in(
         import,
         change,
     } = how;
-    let Some(repo) = repos::lock(tx.h(), repo_id).await? else {
-        return Ok(Recorded::default());
-    };
-    let Some(monorepo) = monorepos::by_id(tx.h(), &repo.monorepo_id).await? else {
-        return Ok(Recorded::default());
-    };
-    let dir = super::storage::repo_dir(data_dir, &repo.id);
-    let heads = branch_heads(&dir).await?;
+    let Refs { heads, tags } = refs;
     let now = now_ms();
     let mut pending: Vec<Pending> = Vec::new();
     let main = heads.get(&repo.default_branch);
@@ -425,23 +512,42 @@ async fn record_in(
             body,
         ));
     }
-    pending.extend(super::tags::sync(tx.h(), &repo, &dir, actor, now).await?);
+    pending.extend(super::tags::sync(tx.h(), repo, &tags, actor, now).await?);
     pending.extend(extra);
-    append_with(tx.h(), &repo, &pending, now, options.ci_skip).await?;
-    for (branch, text, sha, by) in &closing {
+    Ok(Settled {
+        recorded: Recorded {
+            events: pending.len(),
+            moved,
+            main_moved,
+        },
+        pending,
+        closing,
+        now,
+    })
+}
+
+/// Closes the issues that `closing`'s merges name, in the caller's transaction.
+async fn close_issues(
+    tx: &mut store::Tx,
+    repo: &repos::RepoRow,
+    closing: &[(String, String, String, Actor)],
+) -> Result<(), Error> {
+    for (branch, text, sha, by) in closing {
         let by = crate::issues::By {
             login: by.login.as_deref().unwrap_or_default(),
             agent: by.agent.as_deref(),
         };
-        crate::issues::close_by_merge(tx.h(), &monorepo.id, (&repo.name, branch, text), sha, by)
-            .await
-            .map_err(|e| Error::Issues(e.message))?;
+        crate::issues::close_by_merge(
+            tx.h(),
+            &repo.monorepo_id,
+            (&repo.name, branch, text),
+            sha,
+            by,
+        )
+        .await
+        .map_err(|e| Error::Issues(e.message))?;
     }
-    Ok(Recorded {
-        events: pending.len(),
-        moved,
-        main_moved,
-    })
+    Ok(())
 }
 
 /// Writes `pending`, events of `repo`, in the caller's transaction, with the hook
@@ -464,29 +570,33 @@ async fn append_with(
     now: i64,
     ci_skip: bool,
 ) -> Result<(), store::Error> {
-    let mut seqs = Vec::with_capacity(pending.len());
-    for (kind, collection, key, op, body) in pending {
-        let event = events::NewEvent {
-            monorepo_id: &repo.monorepo_id,
-            kind,
-            repo: Some(&repo.name),
-            also_repos: None,
-            collection,
-            key,
-            op,
-            body: body.to_string(),
-            at: now,
-        };
-        seqs.push(events::append(h.reborrow(), &event).await?);
-    }
+    let all: Vec<_> = pending.iter().map(|p| new_event(repo, p, now)).collect();
+    let last = events::append_all(h.reborrow(), &all).await?;
+    let seqs: Vec<i64> = (last - all.len() as i64 + 1..=last).collect();
     crate::hooks::enqueue(h, repo, pending, &seqs, now, ci_skip).await
+}
+
+/// The event of `repo` that `pending` describes.
+fn new_event<'a>(repo: &'a repos::RepoRow, pending: &'a Pending, now: i64) -> events::NewEvent<'a> {
+    let (kind, collection, key, op, body) = pending;
+    events::NewEvent {
+        monorepo_id: &repo.monorepo_id,
+        kind,
+        repo: Some(&repo.name),
+        also_repos: None,
+        collection,
+        key,
+        op,
+        body: body.to_string(),
+        at: now,
+    }
 }
 
 /// Whether `ancestor` is reachable from `tip`.
 pub async fn is_ancestor(dir: &Path, ancestor: &str, tip: &str) -> Result<bool, Error> {
     let (dir, ancestor, tip) = (dir.to_path_buf(), ancestor.to_owned(), tip.to_owned());
     tokio::task::spawn_blocking(move || {
-        let repo = super::read::Repo::open(&dir)?;
+        let repo = super::open_repos::open(&dir)?;
         let (Some(a), Some(t)) = (repo.commit_exists(&ancestor)?, repo.commit_exists(&tip)?) else {
             return Ok(false);
         };
@@ -522,7 +632,7 @@ fn event_body(
 async fn count_commits(dir: &Path, base: Option<&str>, head: &str) -> Result<usize, Error> {
     let (dir, base, head) = (dir.to_path_buf(), base.map(str::to_owned), head.to_owned());
     tokio::task::spawn_blocking(move || {
-        let repo = super::read::Repo::open(&dir)?;
+        let repo = super::open_repos::open(&dir)?;
         let Some(head) = repo.commit_exists(&head)? else {
             return Ok(0);
         };

@@ -18,7 +18,7 @@ use crate::store::{H, releases, time_of};
 /// Every tag of the repository at `dir`: name to the commit it names.
 pub async fn in_git(dir: &Path) -> Result<BTreeMap<String, String>, Error> {
     let dir = dir.to_path_buf();
-    let found = tokio::task::spawn_blocking(move || super::read::Repo::open(&dir)?.tags())
+    let found = tokio::task::spawn_blocking(move || super::open_repos::open(&dir)?.tags())
         .await
         .map_err(|e| Error::Git(e.to_string()))?
         .map_err(|e| Error::Git(e.to_string()))?;
@@ -29,22 +29,21 @@ pub async fn in_git(dir: &Path) -> Result<BTreeMap<String, String>, Error> {
 }
 
 /// Brings the stored tags of `repo` (whose row the caller's transaction holds locked) to
-/// git's, answering the events to write.
+/// git's, `in_git` ([`in_git`], read after the lock), answering the events to write.
 pub async fn sync(
     mut h: H<'_>,
     repo: &RepoRow,
-    dir: &Path,
+    in_git: &BTreeMap<String, String>,
     actor: &Actor,
     now: i64,
 ) -> Result<Vec<Pending>, Error> {
-    let in_git = in_git(dir).await?;
     let stored: BTreeMap<String, TagRow> = tags::all(h.reborrow(), &repo.id)
         .await?
         .into_iter()
         .map(|t| (t.name.clone(), t))
         .collect();
     let mut pending = Vec::new();
-    for (name, sha) in &in_git {
+    for (name, sha) in in_git {
         let old = stored.get(name);
         if old.is_some_and(|t| &t.sha == sha) {
             continue;

@@ -16,7 +16,7 @@ use crate::checks::{checks_of, merge_queue_on, require_green};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Agent, Json, Path, Query};
 use crate::git::merge::{self, Person};
-use crate::merging::{ATTEMPTS, MergeQuery, Merger, ends, message};
+use crate::merging::{ATTEMPTS, MergeQuery, Merger, conflicts, make, message, nothing_to_merge};
 use crate::paths::ChangePath;
 use crate::state::AppState;
 use crate::store::branches::BranchRow;
@@ -191,19 +191,9 @@ impl How<'_> {
                 "the repo has no main to merge into yet",
             )));
         };
-        let Some((main_id, head_id)) = ends(state, repo, main, row.head.clone())
-            .await
-            .map_err(named)?
-        else {
-            return Err(named(ApiError::conflict(
-                ErrorCode::NothingToMerge,
-                format!(
-                    "main has every commit of {} already: there is nothing to merge",
-                    row.name
-                ),
-            )));
-        };
-        if !self.force {
+        let gate = if self.force {
+            Ok(())
+        } else {
             let checks = {
                 let mut conn = state.store.read().await?;
                 checks_of(
@@ -217,37 +207,24 @@ impl How<'_> {
                 .pop()
                 .ok_or_else(|| ApiError::internal("no checks"))?
             };
-            require_green(checks, "merge the change").map_err(named)?;
-        }
+            require_green(checks, "merge the change")
+        };
         let text = message(
             row.title.as_deref(),
             row.description.as_deref(),
             &row.name,
             self.agent.as_deref(),
         );
-        let (author, committer) = (self.author.clone(), self.committer.clone());
-        let made = state
-            .git(repo, move |git| {
-                Ok::<_, merge::Error>(git.merge(main_id, head_id, &author, &committer, &text))
-            })
+        let who = (self.author.clone(), self.committer.clone());
+        let made = make(state, repo, (main, row.head.clone()), gate, who, text)
             .await
             .map_err(named)?;
-        let sha = match made {
-            Ok(sha) => sha,
-            Err(merge::Error::Conflicts(paths)) => {
-                return Err(named(
-                    ApiError::conflict(
-                        ErrorCode::Conflicts,
-                        format!(
-                            "{} conflicts with main in {} file(s): {}; merge main into the branch and push",
-                            row.name,
-                            paths.len(),
-                            paths.join(", ")
-                        ),
-                    )
-                    .with_paths(paths),
-                ));
+        let (main_id, sha) = match made {
+            Ok(made) => made,
+            Err(merge::Error::NothingToMerge { .. }) => {
+                return Err(named(nothing_to_merge(&row.name)));
             }
+            Err(merge::Error::Conflicts(paths)) => return Err(named(conflicts(&row.name, paths))),
             Err(e) => return Err(named(e.into())),
         };
         Ok(Part {
