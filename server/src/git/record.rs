@@ -219,11 +219,15 @@ pub async fn record_change(
     }
     all.push(last);
     let end = events::append_all(tx.h(), &all).await?;
+    let hooks = match locked.iter().flatten().next() {
+        Some((repo, _)) => store::hooks::of_monorepo(tx.h(), &repo.monorepo_id).await?,
+        None => Vec::new(),
+    };
     let mut seq = end - all.len() as i64 + 1;
     for ((repo, _), s) in locked.iter().flatten().zip(&settled) {
         let seqs: Vec<i64> = (seq..seq + s.pending.len() as i64).collect();
         seq += s.pending.len() as i64;
-        crate::hooks::enqueue(tx.h(), repo, &s.pending, &seqs, s.now, false).await?;
+        crate::hooks::enqueue_to(tx.h(), &hooks, repo, &s.pending, &seqs, s.now).await?;
         close_issues(tx, repo, &s.closing).await?;
     }
     let mut settled = settled.into_iter();
@@ -344,14 +348,14 @@ async fn settle(
             continue;
         }
         merges::set_done(tx.h(), &repo.id, &m.sha).await?;
-        branches::set_merged(tx.h(), &repo.id, &m).await?;
+        let merged = branches::set_merged(tx.h(), &repo.id, &m).await?;
         // A merge queue's speculative commit: its entry landed with it.
         crate::store::queue::set_landed(tx.h(), &repo.id, &m.sha, now).await?;
         actor = Actor {
             login: Some(m.merged_by.clone()),
             agent: m.merged_agent.clone(),
         };
-        if let Some(b) = branches::get(tx.h(), &repo.id, &m.branch).await? {
+        if let Some(b) = merged {
             let text = format!(
                 "{}\n{}",
                 b.title.as_deref().unwrap_or_default(),

@@ -95,6 +95,39 @@ pub async fn enqueue(
     now: i64,
     ci_skip: bool,
 ) -> store::Result<()> {
+    let wanted = pending
+        .iter()
+        .any(|(kind, collection, ..)| !hook_events(kind, collection).is_empty());
+    if !wanted {
+        return Ok(());
+    }
+    let all = hooks::of_monorepo(h.reborrow(), &repo.monorepo_id).await?;
+    deliver(h, &all, repo, pending, seqs, now, ci_skip).await
+}
+
+/// The same for `all`, the monorepo's hooks, read by the caller once for several repos'
+/// events (a change).
+pub async fn enqueue_to(
+    h: H<'_>,
+    all: &[hooks::HookRow],
+    repo: &RepoRow,
+    pending: &[Pending],
+    seqs: &[i64],
+    now: i64,
+) -> store::Result<()> {
+    deliver(h, all, repo, pending, seqs, now, false).await
+}
+
+/// Writes the deliveries of `pending` for each of `all` that asks for them.
+async fn deliver(
+    mut h: H<'_>,
+    all: &[hooks::HookRow],
+    repo: &RepoRow,
+    pending: &[Pending],
+    seqs: &[i64],
+    now: i64,
+    ci_skip: bool,
+) -> store::Result<()> {
     let wanted: Vec<(&str, usize)> = pending
         .iter()
         .enumerate()
@@ -102,10 +135,6 @@ pub async fn enqueue(
             hook_events(kind, collection).iter().map(move |e| (*e, i))
         })
         .collect();
-    if wanted.is_empty() {
-        return Ok(());
-    }
-    let all = hooks::of_monorepo(h.reborrow(), &repo.monorepo_id).await?;
     for hook in all
         .iter()
         .filter(|hk| hk.active && !(ci_skip && hk.kind == "ci"))

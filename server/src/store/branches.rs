@@ -154,17 +154,21 @@ pub async fn set_text(
 }
 
 /// Marks the branch merged with its merge facts (and no longer armed to merge itself).
-pub async fn set_merged(h: H<'_>, repo_id: &str, m: &super::merges::MergeRow) -> Result<()> {
-    on!(h, c => sqlx::query(
+pub async fn set_merged(
+    h: H<'_>,
+    repo_id: &str,
+    m: &super::merges::MergeRow,
+) -> Result<Option<BranchRow>> {
+    let sql = format!(
         "UPDATE branches SET state = 'merged', sort_at = $3, merged_at = $3, merged_by = $4,
            merged_agent = $5, merge_sha = $6, forced = $7, auto_merge_user = NULL,
            auto_merge_by = NULL, auto_merge_agent = NULL, auto_merge_at = NULL
-         WHERE repo_id = $1 AND name = $2",
-    )
-    .bind(repo_id).bind(&m.branch).bind(m.merged_at).bind(&m.merged_by).bind(&m.merged_agent)
-    .bind(&m.sha).bind(m.forced)
-    .execute(c).await?.rows_affected());
-    Ok(())
+         WHERE repo_id = $1 AND name = $2 RETURNING {COLUMNS}"
+    );
+    Ok(on!(h, c => sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        .bind(repo_id).bind(&m.branch).bind(m.merged_at).bind(&m.merged_by).bind(&m.merged_agent)
+        .bind(&m.sha).bind(m.forced)
+        .fetch_optional(c).await?))
 }
 
 /// Marks a branch an import brought in merged: main had its head before the import,
