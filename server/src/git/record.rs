@@ -334,7 +334,7 @@ async fn settle(
     for m in merges::pending(tx.h(), &repo.id).await? {
         let landed = match main {
             Some(head) if *head == m.sha => true,
-            Some(head) => is_ancestor(&dir, &m.sha, head).await?,
+            Some(head) => is_ancestor(dir, &m.sha, head).await?,
             None => false,
         };
         if m.change_id.is_some() && m.change_id.as_deref() != change {
@@ -409,7 +409,7 @@ async fn settle(
             body["change"] = json!(id);
         }
         if let (Some(main), None) = (main, &repo.default_head) {
-            body["commits"] = json!(count_commits(&dir, None, main).await?);
+            body["commits"] = json!(count_commits(dir, None, main).await?);
         }
         pending.push((kind, "default_heads", repo.name.clone(), "upsert", body));
     }
@@ -422,7 +422,7 @@ async fn settle(
         let merged_before = import
             && old.is_none()
             && match main {
-                Some(main) => main == sha || is_ancestor(&dir, sha, main).await?,
+                Some(main) => main == sha || is_ancestor(dir, sha, main).await?,
                 None => false,
             };
         let row = branches::BranchRow {
@@ -475,7 +475,7 @@ async fn settle(
         );
         // A new branch brought what main lacks; a push what its old head lacked.
         let base = old.map(|b| b.head.as_str()).or(main.map(String::as_str));
-        body["commits"] = json!(count_commits(&dir, base, sha).await?);
+        body["commits"] = json!(count_commits(dir, base, sha).await?);
         pending.push((
             kind,
             "branches",
@@ -485,7 +485,7 @@ async fn settle(
         ));
         if disarmed {
             pending.push(crate::auto_merge::disabled_event(
-                &repo,
+                repo,
                 &row,
                 crate::auto_merge::PUSHED_BY_OTHER,
                 Some(actor),
