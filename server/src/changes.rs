@@ -15,7 +15,6 @@
 
 use std::collections::BTreeMap;
 
-use futures_util::future::join_all;
 use gix::ObjectId;
 use serde_json::json;
 use svc_protocol::ErrorCode;
@@ -56,10 +55,9 @@ pub async fn land(
     parts: &[Part],
 ) -> ApiResult<Option<ChangeMerge>> {
     {
+        let rows: Vec<MergeRow> = parts.iter().map(|p| p.row.clone()).collect();
         let mut tx = state.store.begin().await?;
-        for part in parts {
-            merges::insert(tx.h(), &part.row).await?;
-        }
+        merges::insert_all(tx.h(), &rows).await?;
         tx.commit().await?;
     }
     crate::crash::point("change.pending");
@@ -89,13 +87,7 @@ pub async fn land(
             return Err(ApiError::internal(e));
         }
     };
-    // Side by side: a main move's sweep reads the repo's branches wanting facts.
-    join_all(
-        recorded
-            .iter()
-            .map(|(id, r)| state.facts.after_record(id, r)),
-    )
-    .await;
+    state.facts.after_records(&facts_of(&recorded)).await;
     Ok(Some(answer))
 }
 
@@ -259,6 +251,11 @@ pub async fn record(
     Ok((answer, recorded.collect()))
 }
 
+/// Each repo's recording, as the facts worker takes them.
+fn facts_of(recorded: &[(String, record::Recorded)]) -> Vec<(&str, &record::Recorded)> {
+    recorded.iter().map(|(id, r)| (id.as_str(), r)).collect()
+}
+
 /// At start-up: settles every change a crash left between its ref moves and their
 /// recording. A change whose mains all have their merges is recorded whole; any other
 /// has every main still at its merge put back and its merges dropped.
@@ -346,9 +343,7 @@ async fn recover_one(
         let (_, recorded) = record(state, change, &parts)
             .await
             .map_err(|e| e.to_string())?;
-        for (repo_id, r) in &recorded {
-            state.facts.after_record(repo_id, r).await;
-        }
+        state.facts.after_records(&facts_of(&recorded)).await;
         return Ok(Some(true));
     }
     let mut back = Vec::new();

@@ -149,14 +149,30 @@ pub async fn merge_queue_on(
     monorepo: &MonorepoRow,
     repo: &RepoRow,
 ) -> Result<bool, store::Error> {
-    let holder = holder(h, repo, monorepo.kind == "repo").await?;
-    let parsed = parsed_from(
-        &state.checks_config,
-        &state.config.data_dir,
-        holder.as_ref(),
-    )
-    .await;
-    Ok(parsed.is_ok_and(|c| c.repos.get(&repo.path).is_some_and(|r| r.merge_queue)))
+    merge_queue_on_any(h, state, monorepo, &[repo]).await
+}
+
+/// Whether merges into any of `repos` (a change's) of `monorepo` join a merge queue;
+/// the file that says so is found once for them all.
+pub async fn merge_queue_on_any(
+    h: H<'_>,
+    state: &AppState,
+    monorepo: &MonorepoRow,
+    repos: &[&RepoRow],
+) -> Result<bool, store::Error> {
+    let plain = monorepo.kind == "repo";
+    let meta = match repos.first() {
+        Some(repo) if !plain => holder(h, repo, false).await?,
+        _ => None,
+    };
+    for repo in repos {
+        let holder = if plain { Some(*repo) } else { meta.as_ref() };
+        let parsed = parsed_from(&state.checks_config, &state.config.data_dir, holder).await;
+        if parsed.is_ok_and(|c| c.repos.get(&repo.path).is_some_and(|r| r.merge_queue)) {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 /// Reads and parses the file at `head`; no file is an empty configuration.

@@ -102,25 +102,47 @@ impl Worker {
     /// Queues what a recording changed: the moved branches, and after a main move the
     /// branches that should have fresh facts.
     pub async fn after_record(&self, repo_id: &str, recorded: &Recorded) {
-        for b in &recorded.moved {
-            self.enqueue(repo_id, b);
+        self.after_records(&[(repo_id, recorded)]).await;
+    }
+
+    /// The same for several repos' recordings (a change's), with one read of the
+    /// branches wanting facts for every main that moved.
+    pub async fn after_records(&self, all: &[(&str, &Recorded)]) {
+        for (repo_id, recorded) in all {
+            for b in &recorded.moved {
+                self.enqueue(repo_id, b);
+            }
         }
-        if recorded.main_moved {
-            self.sweep(repo_id).await;
-        }
+        let mains: Vec<&str> = all
+            .iter()
+            .filter(|(_, r)| r.main_moved)
+            .map(|(id, _)| *id)
+            .collect();
+        self.sweep_all(&mains).await;
     }
 
     /// Queues the open branches pushed in the last 7 days and the 100 most recent.
     pub async fn sweep(&self, repo_id: &str) {
-        let names = match self.store.read().await {
+        self.sweep_all(&[repo_id]).await;
+    }
+
+    /// The same in each of several repos, read at once.
+    async fn sweep_all(&self, repo_ids: &[&str]) {
+        if repo_ids.is_empty() {
+            return;
+        }
+        let found = match self.store.read().await {
             Ok(mut conn) => {
-                branches::wanting_facts(conn.h(), repo_id, now_ms() - RECENT_MS, SWEEP).await
+                let since = now_ms() - RECENT_MS;
+                branches::wanting_facts(conn.h(), repo_ids, since, SWEEP).await
             }
             Err(e) => Err(e),
         };
-        match names {
-            Ok(names) => names.iter().for_each(|n| self.enqueue(repo_id, n)),
-            Err(e) => tracing::warn!(repo = %repo_id, error = %e, "cannot list branches for facts"),
+        match found {
+            Ok(found) => found.iter().for_each(|(repo, n)| self.enqueue(repo, n)),
+            Err(e) => {
+                tracing::warn!(repos = ?repo_ids, error = %e, "cannot list branches for facts")
+            }
         }
     }
 

@@ -43,7 +43,7 @@ pub struct Hub {
 
 impl Hub {
     /// Starts the tail: after each ring of `bell` it reads the lines that landed since
-    /// the last read. Lines land in commit order (see [`feed::add`]), so `landed > last`
+    /// the last read. Lines land in commit order (see [`feed::add_all`]), so `landed > last`
     /// misses none. Must run inside the runtime.
     pub fn start(store: Store, bell: watch::Receiver<u64>) -> Arc<Hub> {
         let (tx, _) = broadcast::channel(FANOUT_CAPACITY);

@@ -240,17 +240,19 @@ pub fn named_numbers(text: &str) -> Vec<i64> {
     out
 }
 
-/// Closes (`completed`) the open issues a merge names: those linked to the branch, and
-/// those its title or description closes. Called in the transaction that records the
-/// merge, so there is no merge without the close.
+/// Closes (`completed`) the open issues a merge names: `linked`, those linked to the
+/// branch (read by the caller, [`issues::linked_to_any`]), and those its title or
+/// description closes. Called in the transaction that records the merge, so there is no
+/// merge without the close.
 pub async fn close_by_merge(
     mut h: H<'_>,
     monorepo_id: &str,
     (repo, branch, text): (&str, &str, &str),
+    linked: Vec<i64>,
     sha: &str,
     by: By<'_>,
 ) -> ApiResult<()> {
-    let mut numbers = issues::linked_to(h.reborrow(), monorepo_id, repo, branch).await?;
+    let mut numbers = linked;
     numbers.extend(named_numbers(text));
     numbers.sort_unstable();
     numbers.dedup();

@@ -5,6 +5,8 @@
 //! describe their parameters in the OpenAPI document (`params(RepoPath, ...)`); their
 //! fields keep the order in which the route's path names them.
 
+use std::collections::HashMap;
+
 use serde::Deserialize;
 use svc_protocol::ErrorCode;
 use utoipa::IntoParams;
@@ -138,9 +140,16 @@ impl ChangePath {
             authz::monorepo(h.reborrow(), caller, &self.owner, &self.monorepo, need).await?;
         let mut found = Vec::new();
         let mut all = repos::all(h.reborrow(), &access.monorepo.id).await?;
+        all.retain(|r| !r.is_meta);
         all.sort_by(|a, b| a.name.cmp(&b.name));
-        for repo in all.into_iter().filter(|r| !r.is_meta) {
-            let branch = branches::get(h.reborrow(), &repo.id, &self.branch).await?;
+        let ids: Vec<&str> = all.iter().map(|r| r.id.as_str()).collect();
+        let mut named: HashMap<String, BranchRow> = branches::named_in(h, &ids, &self.branch)
+            .await?
+            .into_iter()
+            .map(|b| (b.repo_id.clone(), b))
+            .collect();
+        for repo in all {
+            let branch = named.remove(&repo.id);
             let Some(branch) = branch.filter(|b| {
                 b.name != repo.default_branch
                     && if open_only {

@@ -344,7 +344,8 @@ where
     let in_git = crate::git::tags::in_git(&dir)
         .await
         .map_err(ApiError::internal)?;
-    let mut pending = crate::git::tags::sync(tx.h(), &repo, &in_git, actor, now)
+    let stored = crate::store::tags::all(tx.h(), &repo.id).await?;
+    let mut pending = crate::git::tags::sync(tx.h(), &repo, stored, &in_git, actor, now)
         .await
         .map_err(ApiError::internal)?;
     let (answer, more) = change(tx.h(), &repo).await?;

@@ -196,14 +196,28 @@ pub async fn record_change(
     for (id, actor) in repos {
         locked.push(repos::lock(tx.h(), id).await?.map(|repo| (repo, actor)));
     }
-    let dirs: Vec<_> = locked
+    // The repos found, each with who merged there and its folder.
+    let found: Vec<_> = locked
         .iter()
         .flatten()
-        .map(|(repo, _)| super::storage::repo_dir(data_dir, &repo.id))
+        .map(|(repo, actor)| (repo, *actor, super::storage::repo_dir(data_dir, &repo.id)))
         .collect();
-    let refs = try_join_all(dirs.iter().map(|dir| refs_of(dir, true))).await?;
-    let mut settled = Vec::with_capacity(refs.len());
-    for (((repo, actor), dir), refs) in locked.iter().flatten().zip(&dirs).zip(refs) {
+    let ids: Vec<&str> = found.iter().map(|(repo, ..)| repo.id.as_str()).collect();
+    let monorepo_id = found.first().map(|(repo, ..)| repo.monorepo_id.clone());
+    // The refs are read from disk while the stored rows are read.
+    let read_refs = try_join_all(found.iter().map(|(_, _, dir)| refs_of(dir, true)));
+    let read_rows = async {
+        let stored = Stored::of_all(tx.h(), &ids).await?;
+        let hooks = match &monorepo_id {
+            Some(id) => store::hooks::of_monorepo(tx.h(), id).await?,
+            None => Vec::new(),
+        };
+        Ok::<_, Error>((stored, hooks))
+    };
+    let (refs, rows) = tokio::join!(read_refs, read_rows);
+    let (refs, (mut stored, hooks)) = (refs?, rows?);
+    let mut settled = Vec::with_capacity(found.len());
+    for ((repo, actor, dir), refs) in found.iter().zip(refs) {
         let how = How {
             seed: None,
             options: &PushOptions::default(),
@@ -211,25 +225,27 @@ pub async fn record_change(
             import: false,
             change: Some(change),
         };
-        settled.push(settle(tx, repo, dir, refs, actor, how).await?);
+        let rows = stored.remove(&repo.id).unwrap_or_default();
+        settled.push(settle(tx, repo, dir, refs, rows, actor, how).await?);
     }
-    let mut all = Vec::new();
-    for ((repo, _), s) in locked.iter().flatten().zip(&settled) {
-        all.extend(s.pending.iter().map(|p| new_event(repo, p, s.now)));
-    }
+    let mut all: Vec<_> = found
+        .iter()
+        .zip(&settled)
+        .flat_map(|((repo, ..), s)| s.pending.iter().map(|p| new_event(repo, p, s.now)))
+        .collect();
     all.push(last);
-    let end = events::append_all(tx.h(), &all).await?;
-    let hooks = match locked.iter().flatten().next() {
-        Some((repo, _)) => store::hooks::of_monorepo(tx.h(), &repo.monorepo_id).await?,
-        None => Vec::new(),
-    };
-    let mut seq = end - all.len() as i64 + 1;
-    for ((repo, _), s) in locked.iter().flatten().zip(&settled) {
+    let mut seq = events::append_all(tx.h(), &all).await? - all.len() as i64 + 1;
+    for ((repo, ..), s) in found.iter().zip(&settled) {
         let seqs: Vec<i64> = (seq..seq + s.pending.len() as i64).collect();
         seq += s.pending.len() as i64;
         crate::hooks::enqueue_to(tx.h(), &hooks, repo, &s.pending, &seqs, s.now).await?;
-        close_issues(tx, repo, &s.closing).await?;
     }
+    let closing: Vec<_> = found
+        .iter()
+        .zip(&settled)
+        .map(|((repo, ..), s)| (*repo, s.closing.as_slice()))
+        .collect();
+    close_issues(tx, &closing).await?;
     let mut settled = settled.into_iter();
     Ok(locked
         .iter()
@@ -285,31 +301,72 @@ async fn record_in(
         return Ok(Recorded::default());
     };
     let dir = super::storage::repo_dir(data_dir, &repo.id);
-    let refs = refs_of(&dir, true).await?;
+    // The refs are read from disk while the stored rows are read.
+    let ids = [repo.id.as_str()];
+    let (refs, stored) = tokio::join!(refs_of(&dir, true), Stored::of_all(tx.h(), &ids));
+    let (refs, mut stored) = (refs?, stored?);
+    let rows = stored.remove(&repo.id).unwrap_or_default();
     let ci_skip = how.options.ci_skip;
-    let s = settle(tx, &repo, &dir, refs, actor, how).await?;
+    let s = settle(tx, &repo, &dir, refs, rows, actor, how).await?;
     append_with(tx.h(), &repo, &s.pending, s.now, ci_skip).await?;
-    close_issues(tx, &repo, &s.closing).await?;
+    close_issues(tx, &[(&repo, s.closing.as_slice())]).await?;
     Ok(s.recorded)
 }
+
+/// A repo's rows as stored, read in the recording's transaction after its row is
+/// locked: what git's refs are compared with.
+#[derive(Default)]
+struct Stored {
+    /// Its merges not recorded yet, oldest first.
+    merges: Vec<merges::MergeRow>,
+    /// Its branches that git still has, by name.
+    branches: BTreeMap<String, branches::BranchRow>,
+    tags: Vec<store::tags::TagRow>,
+}
+
+impl Stored {
+    /// The stored rows of the repos `ids` (one or a change's), three queries in all, by
+    /// repo id; a repo with none has none in the map.
+    async fn of_all(
+        mut h: store::H<'_>,
+        ids: &[&str],
+    ) -> Result<std::collections::HashMap<String, Stored>, Error> {
+        let mut all: std::collections::HashMap<String, Stored> = std::collections::HashMap::new();
+        for m in merges::pending_in(h.reborrow(), ids).await? {
+            all.entry(m.repo_id.clone()).or_default().merges.push(m);
+        }
+        for b in branches::live_in(h.reborrow(), ids).await? {
+            let stored = all.entry(b.repo_id.clone()).or_default();
+            stored.branches.insert(b.name.clone(), b);
+        }
+        for (repo_id, tag) in store::tags::all_in(h, ids).await? {
+            all.entry(repo_id).or_default().tags.push(tag);
+        }
+        Ok(all)
+    }
+}
+
+/// An issue-closing merge: (branch, its title and description, merge commit, who merged).
+type Closing = (String, String, String, Actor);
 
 /// A repo's recording before its events are written: the events, the issues its merges
 /// close, and what it changed.
 struct Settled {
     pending: Vec<Pending>,
-    /// (branch, its title and description, merge commit, who merged).
-    closing: Vec<(String, String, String, Actor)>,
+    closing: Vec<Closing>,
     recorded: Recorded,
     now: i64,
 }
 
-/// Brings the stored rows of `repo` (locked by the caller's transaction) to `refs`, read
-/// from its repository at `dir` after the lock, answering the events to write.
+/// Brings the stored rows of `repo` (locked by the caller's transaction), `stored`, to
+/// `refs`, read from its repository at `dir` after the lock, answering the events to
+/// write.
 async fn settle(
     tx: &mut store::Tx,
     repo: &repos::RepoRow,
     dir: &Path,
     refs: Refs,
+    stored: Stored,
     actor: &Actor,
     how: How<'_>,
 ) -> Result<Settled, Error> {
@@ -321,17 +378,22 @@ async fn settle(
         change,
     } = how;
     let Refs { heads, tags } = refs;
+    let Stored {
+        merges: pending_merges,
+        branches: mut stored,
+        tags: stored_tags,
+    } = stored;
     let now = now_ms();
     let mut pending: Vec<Pending> = Vec::new();
     let main = heads.get(&repo.default_branch);
 
     // Merges whose ref move landed: the branch becomes merged with the main move.
     let mut actor = actor.clone();
-    // (branch, its title and description, merge commit, who merged): issues to close.
-    let mut closing: Vec<(String, String, String, Actor)> = Vec::new();
+    // Issues to close.
+    let mut closing: Vec<Closing> = Vec::new();
     // A merge of another change that is on main: main waits for that change's recording.
     let mut held = false;
-    for m in merges::pending(tx.h(), &repo.id).await? {
+    for m in pending_merges {
         let landed = match main {
             Some(head) if *head == m.sha => true,
             Some(head) => is_ancestor(dir, &m.sha, head).await?,
@@ -356,6 +418,8 @@ async fn settle(
             agent: m.merged_agent.clone(),
         };
         if let Some(b) = merged {
+            // What a read of the stored branches after this one's merge would find.
+            stored.insert(b.name.clone(), b.clone());
             let text = format!(
                 "{}\n{}",
                 b.title.as_deref().unwrap_or_default(),
@@ -381,11 +445,6 @@ async fn settle(
             ));
         }
     }
-    let stored: BTreeMap<String, branches::BranchRow> = branches::live(tx.h(), &repo.id)
-        .await?
-        .into_iter()
-        .map(|b| (b.name.clone(), b))
-        .collect();
     let actor = &actor;
     let mut moved = Vec::new();
 
@@ -516,7 +575,7 @@ async fn settle(
             body,
         ));
     }
-    pending.extend(super::tags::sync(tx.h(), repo, &tags, actor, now).await?);
+    pending.extend(super::tags::sync(tx.h(), repo, stored_tags, &tags, actor, now).await?);
     pending.extend(extra);
     Ok(Settled {
         recorded: Recorded {
@@ -530,26 +589,43 @@ async fn settle(
     })
 }
 
-/// Closes the issues that `closing`'s merges name, in the caller's transaction.
+/// Closes the issues that the merges of `closing` name, each repo's with its list, in
+/// the caller's transaction: the issues linked to their branches are read in one query.
 async fn close_issues(
     tx: &mut store::Tx,
-    repo: &repos::RepoRow,
-    closing: &[(String, String, String, Actor)],
+    closing: &[(&repos::RepoRow, &[Closing])],
 ) -> Result<(), Error> {
-    for (branch, text, sha, by) in closing {
-        let by = crate::issues::By {
-            login: by.login.as_deref().unwrap_or_default(),
-            agent: by.agent.as_deref(),
-        };
-        crate::issues::close_by_merge(
-            tx.h(),
-            &repo.monorepo_id,
-            (&repo.name, branch, text),
-            sha,
-            by,
-        )
-        .await
-        .map_err(|e| Error::Issues(e.message))?;
+    let Some((first, _)) = closing.iter().find(|(_, c)| !c.is_empty()) else {
+        return Ok(());
+    };
+    let monorepo_id = first.monorepo_id.clone();
+    let branches: Vec<(&str, &str)> = closing
+        .iter()
+        .flat_map(|(repo, c)| c.iter().map(|(b, ..)| (repo.name.as_str(), b.as_str())))
+        .collect();
+    let links = crate::store::issues::linked_to_any(tx.h(), &monorepo_id, &branches).await?;
+    for (repo, c) in closing {
+        for (branch, text, sha, by) in c.iter() {
+            let linked = links
+                .iter()
+                .filter(|(r, b, _)| r == &repo.name && b == branch)
+                .map(|(.., number)| *number)
+                .collect();
+            let by = crate::issues::By {
+                login: by.login.as_deref().unwrap_or_default(),
+                agent: by.agent.as_deref(),
+            };
+            crate::issues::close_by_merge(
+                tx.h(),
+                &repo.monorepo_id,
+                (&repo.name, branch, text),
+                linked,
+                sha,
+                by,
+            )
+            .await
+            .map_err(|e| Error::Issues(e.message))?;
+        }
     }
     Ok(())
 }

@@ -28,20 +28,19 @@ pub async fn in_git(dir: &Path) -> Result<BTreeMap<String, String>, Error> {
         .collect())
 }
 
-/// Brings the stored tags of `repo` (whose row the caller's transaction holds locked) to
-/// git's, `in_git` ([`in_git`], read after the lock), answering the events to write.
+/// Brings the stored tags of `repo`, `stored` (read in the caller's transaction, which
+/// holds the repo's row locked), to git's, `in_git` ([`in_git`], read after the lock),
+/// answering the events to write.
 pub async fn sync(
     mut h: H<'_>,
     repo: &RepoRow,
+    stored: Vec<TagRow>,
     in_git: &BTreeMap<String, String>,
     actor: &Actor,
     now: i64,
 ) -> Result<Vec<Pending>, Error> {
-    let stored: BTreeMap<String, TagRow> = tags::all(h.reborrow(), &repo.id)
-        .await?
-        .into_iter()
-        .map(|t| (t.name.clone(), t))
-        .collect();
+    let stored: BTreeMap<String, TagRow> =
+        stored.into_iter().map(|t| (t.name.clone(), t)).collect();
     let mut pending = Vec::new();
     for (name, sha) in in_git {
         let old = stored.get(name);

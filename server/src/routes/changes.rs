@@ -12,7 +12,7 @@ use svc_protocol::branch::{Change, ChangeMerge, ChangeQueued};
 use crate::auth::Caller;
 use crate::authz::{Access, Need};
 use crate::changes::{self, Part};
-use crate::checks::{checks_of, merge_queue_on, require_green};
+use crate::checks::{checks_of, merge_queue_on_any, require_green};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Agent, Json, Path, Query};
 use crate::git::merge::{self, Person};
@@ -76,10 +76,9 @@ pub async fn merge(
     let (found, queued) = {
         let mut conn = state.store.read().await?;
         let (access, found) = path.resolve(conn.h(), &caller, Need::Write, true).await?;
-        let mut queued = false;
-        for (repo, _) in &found {
-            queued |= !force && merge_queue_on(conn.h(), &state, &access.monorepo, repo).await?;
-        }
+        let repos: Vec<&RepoRow> = found.iter().map(|(repo, _)| repo).collect();
+        let queued =
+            !force && merge_queue_on_any(conn.h(), &state, &access.monorepo, &repos).await?;
         (found, queued)
     };
     if queued {

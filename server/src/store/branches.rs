@@ -69,10 +69,43 @@ const COLUMNS: &str = "repo_id, name, head, author, pusher, state, title, descri
 
 /// The repo's branches that git still has (open or merged), by name.
 pub async fn live(h: H<'_>, repo_id: &str) -> Result<Vec<BranchRow>> {
+    live_in(h, &[repo_id]).await
+}
+
+/// The same for several repos (a change's), by repo, then by name.
+pub async fn live_in(h: H<'_>, repo_ids: &[&str]) -> Result<Vec<BranchRow>> {
+    if repo_ids.is_empty() {
+        return Ok(Vec::new());
+    }
     let sql = format!(
-        "SELECT {COLUMNS} FROM branches WHERE repo_id = $1 AND state <> 'deleted' ORDER BY name"
+        "SELECT {COLUMNS} FROM branches WHERE repo_id IN ({}) AND state <> 'deleted' ORDER BY repo_id, name",
+        placeholders(1, repo_ids.len())
     );
-    Ok(on!(h, c => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(repo_id).fetch_all(c).await?))
+    Ok(on!(h, c => {
+        let mut q = sqlx::query_as(sqlx::AssertSqlSafe(sql.clone()));
+        for id in repo_ids {
+            q = q.bind(*id);
+        }
+        q.fetch_all(c).await?
+    }))
+}
+
+/// The branch called `name` in each of several repos that has one (a change's branches).
+pub async fn named_in(h: H<'_>, repo_ids: &[&str], name: &str) -> Result<Vec<BranchRow>> {
+    if repo_ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let sql = format!(
+        "SELECT {COLUMNS} FROM branches WHERE name = $1 AND repo_id IN ({})",
+        placeholders(2, repo_ids.len())
+    );
+    Ok(on!(h, c => {
+        let mut q = sqlx::query_as(sqlx::AssertSqlSafe(sql.clone())).bind(name);
+        for id in repo_ids {
+            q = q.bind(*id);
+        }
+        q.fetch_all(c).await?
+    }))
 }
 
 pub async fn get(h: H<'_>, repo_id: &str, name: &str) -> Result<Option<BranchRow>> {
@@ -251,16 +284,37 @@ pub async fn set_facts(h: H<'_>, repo_id: &str, name: &str, f: &Facts) -> Result
     Ok(n == 1)
 }
 
-/// Open branches that should have fresh facts: pushed since `since`, plus the `sweep`
-/// most recently pushed.
-pub async fn wanting_facts(h: H<'_>, repo_id: &str, since: i64, sweep: i64) -> Result<Vec<String>> {
-    Ok(on!(h, c => sqlx::query_scalar(
-        "SELECT name FROM branches WHERE repo_id = $1 AND state = 'open' AND pushed_at >= $2
-         UNION
-         SELECT name FROM (SELECT name FROM branches WHERE repo_id = $1 AND state = 'open'
-                           ORDER BY pushed_at DESC LIMIT $3) AS recent",
-    )
-    .bind(repo_id).bind(since).bind(sweep).fetch_all(c).await?))
+/// Open branches that should have fresh facts in each of the repos `repo_ids`, as (repo
+/// id, branch): pushed since `since`, plus the `sweep` most recently pushed. Each repo
+/// has its own parts of the one statement, so each reads only its newest open branches.
+pub async fn wanting_facts(
+    h: H<'_>,
+    repo_ids: &[&str],
+    since: i64,
+    sweep: i64,
+) -> Result<Vec<(String, String)>> {
+    let sql = (0..repo_ids.len())
+        .map(|i| {
+            let id = i + 3;
+            format!(
+                "SELECT repo_id, name FROM branches WHERE repo_id = ${id} AND state = 'open' AND pushed_at >= $1
+                 UNION
+                 SELECT repo_id, name FROM (SELECT repo_id, name FROM branches
+                   WHERE repo_id = ${id} AND state = 'open' ORDER BY pushed_at DESC LIMIT $2) AS recent{i}"
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" UNION ");
+    if sql.is_empty() {
+        return Ok(Vec::new());
+    }
+    Ok(on!(h, c => {
+        let mut q = sqlx::query_as(sqlx::AssertSqlSafe(sql.clone())).bind(since).bind(sweep);
+        for id in repo_ids {
+            q = q.bind(*id);
+        }
+        q.fetch_all(c).await?
+    }))
 }
 
 /// The open branches `login` authored or pushed in any of `monorepo_ids`, newest push

@@ -60,11 +60,12 @@ pub async fn append_all(mut h: H<'_>, all: &[NewEvent<'_>]) -> Result<i64> {
         q.execute(&mut *c).await?;
         last
     });
-    for (e, seq) in all.iter().zip(last - n + 1..) {
-        if let Some(details) = super::feed::details_of(e) {
-            super::feed::add(h.reborrow(), e, seq, &details).await?;
-        }
-    }
+    let lines: Vec<_> = all
+        .iter()
+        .zip(last - n + 1..)
+        .filter_map(|(e, seq)| super::feed::details_of(e).map(|d| (e, seq, d)))
+        .collect();
+    super::feed::add_all(h.reborrow(), &lines).await?;
     if let super::Db::Postgres(c) = h.db {
         // Identical notifications of one transaction are folded into one by PostgreSQL.
         sqlx::query("SELECT pg_notify($1, '')")

@@ -5,7 +5,7 @@ use serde_json::Value;
 use svc_protocol::feed::FeedDetails;
 
 use super::events::NewEvent;
-use super::{H, Result, on};
+use super::{H, Result, on, placeholders};
 
 /// A review excerpt on a line is at most this many characters.
 const EXCERPT_CHARS: usize = 200;
@@ -94,36 +94,54 @@ pub fn details_of(e: &NewEvent<'_>) -> Option<FeedDetails> {
     Some(d)
 }
 
-/// Writes the line of event `seq`. Must run in the event's transaction, after the
-/// monorepo's row was locked by the seq bump.
+/// Writes the lines of events of one monorepo, each with its `seq`, in order. Must run
+/// in the events' transaction, after the monorepo's row was locked by the seq bump.
 ///
 /// `landed` comes from the single `feed_counter` row, bumped with UPDATE ... RETURNING:
 /// its row lock is held until commit, so on PostgreSQL feed writers serialize there and
 /// lines become visible in `landed` order, letting a tail read `landed > last` without
-/// missing one. (Lock order: monorepo row, then the counter.)
-pub async fn add(h: H<'_>, e: &NewEvent<'_>, seq: i64, details: &FeedDetails) -> Result<()> {
-    let line = serde_json::to_string(details).map_err(|e| super::Error::Setup(e.to_string()))?;
-    let actor = serde_json::from_str::<Value>(&e.body)
-        .ok()
-        .and_then(|b| b["actor"].as_str().map(str::to_owned));
+/// missing one. (Lock order: monorepo row, then the counter.) Each counter is bumped
+/// once for all the lines, which take the numbers up to it in order.
+pub async fn add_all(h: H<'_>, lines: &[(&NewEvent<'_>, i64, FeedDetails)]) -> Result<()> {
+    let Some((first, ..)) = lines.first() else {
+        return Ok(());
+    };
+    let k = lines.len() as i64;
+    let at = lines.iter().map(|(e, ..)| e.at).max().unwrap_or(first.at);
+    let mut texts = Vec::with_capacity(lines.len());
+    for (e, _, details) in lines {
+        let line =
+            serde_json::to_string(details).map_err(|e| super::Error::Setup(e.to_string()))?;
+        let actor = serde_json::from_str::<Value>(&e.body)
+            .ok()
+            .and_then(|b| b["actor"].as_str().map(str::to_owned));
+        texts.push((line, actor));
+    }
+    let rows = (0..lines.len())
+        .map(|i| format!("({})", placeholders(1 + i * 8, 8)))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let sql = format!(
+        "INSERT INTO feed (landed, monorepo_id, seq, n, kind, actor, at, line) VALUES {rows}"
+    );
     on!(h, c => {
         let n: i64 = sqlx::query_scalar(
-            "UPDATE monorepos SET feed_n = feed_n + 1,
+            "UPDATE monorepos SET feed_n = feed_n + $3,
                feed_at = CASE WHEN feed_at > $2 THEN feed_at ELSE $2 END
              WHERE id = $1 RETURNING feed_n",
         )
-        .bind(e.monorepo_id).bind(e.at).fetch_one(&mut *c).await?;
+        .bind(first.monorepo_id).bind(at).bind(k).fetch_one(&mut *c).await?;
         let landed: i64 = sqlx::query_scalar(
-            "UPDATE feed_counter SET landed = landed + 1 WHERE id = 1 RETURNING landed",
+            "UPDATE feed_counter SET landed = landed + $1 WHERE id = 1 RETURNING landed",
         )
-        .fetch_one(&mut *c).await?;
-        sqlx::query(
-            "INSERT INTO feed (landed, monorepo_id, seq, n, kind, actor, at, line)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-        )
-        .bind(landed).bind(e.monorepo_id).bind(seq).bind(n).bind(e.kind).bind(&actor)
-        .bind(e.at).bind(&line)
-        .execute(&mut *c).await?.rows_affected()
+        .bind(k).fetch_one(&mut *c).await?;
+        let mut q = sqlx::query(sqlx::AssertSqlSafe(sql.clone()));
+        for (i, ((e, seq, _), (line, actor))) in lines.iter().zip(&texts).enumerate() {
+            let i = i as i64;
+            q = q.bind(landed - k + 1 + i).bind(e.monorepo_id).bind(*seq).bind(n - k + 1 + i)
+                .bind(e.kind).bind(actor).bind(e.at).bind(line);
+        }
+        q.execute(&mut *c).await?.rows_affected()
     });
     Ok(())
 }

@@ -547,13 +547,31 @@ pub async fn remember_key(
     Ok(())
 }
 
-/// The numbers of the issues linked to a branch.
-pub async fn linked_to(h: H<'_>, monorepo_id: &str, repo: &str, branch: &str) -> Result<Vec<i64>> {
-    Ok(on!(h, c => sqlx::query_scalar(
-        "SELECT i.number FROM issue_links l JOIN issues i ON i.id = l.issue_id
-         WHERE i.monorepo_id = $1 AND l.repo = $2 AND l.branch = $3",
-    )
-    .bind(monorepo_id).bind(repo).bind(branch).fetch_all(c).await?))
+/// The issues of the monorepo linked to any of `branches`, (repo, branch) pairs (a
+/// merge's, or a change's), as (repo, branch, issue number).
+pub async fn linked_to_any(
+    h: H<'_>,
+    monorepo_id: &str,
+    branches: &[(&str, &str)],
+) -> Result<Vec<(String, String, i64)>> {
+    if branches.is_empty() {
+        return Ok(Vec::new());
+    }
+    let any = (0..branches.len())
+        .map(|i| format!("(l.repo = ${} AND l.branch = ${})", 2 + 2 * i, 3 + 2 * i))
+        .collect::<Vec<_>>()
+        .join(" OR ");
+    let sql = format!(
+        "SELECT l.repo, l.branch, i.number FROM issue_links l JOIN issues i ON i.id = l.issue_id
+         WHERE i.monorepo_id = $1 AND ({any})"
+    );
+    Ok(on!(h, c => {
+        let mut q = sqlx::query_as(sqlx::AssertSqlSafe(sql.clone())).bind(monorepo_id);
+        for (repo, branch) in branches {
+            q = q.bind(*repo).bind(*branch);
+        }
+        q.fetch_all(c).await?
+    }))
 }
 
 /// The open issues assigned to `login` in these monorepos: (monorepo id, number, title,

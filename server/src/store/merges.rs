@@ -1,6 +1,6 @@
 //! Merges into main: written before main's ref moves, marked done when recorded.
 
-use super::{H, Result, on};
+use super::{H, Result, on, placeholders};
 
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct MergeRow {
@@ -29,27 +29,56 @@ const COLUMNS: &str = "repo_id, sha, branch, head, merged_by, merged_agent, forc
 /// Records a merge about to move main. The same commit made again (a merge retried in
 /// the same second after a crash left its first try pending) takes the old row's place.
 pub async fn insert(h: H<'_>, m: &MergeRow) -> Result<()> {
-    on!(h, c => sqlx::query(
+    insert_all(h, std::slice::from_ref(m)).await
+}
+
+/// Records the merges of a change about to move their mains, in one statement.
+pub async fn insert_all(h: H<'_>, all: &[MergeRow]) -> Result<()> {
+    if all.is_empty() {
+        return Ok(());
+    }
+    let rows = (0..all.len())
+        .map(|i| format!("({})", placeholders(1 + i * 11, 11)))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let sql = format!(
         "INSERT INTO merges (repo_id, sha, branch, head, merged_by, merged_agent, forced, merged_at, done,
            change_id, main_before)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+         VALUES {rows}
          ON CONFLICT (repo_id, sha) DO UPDATE SET branch = excluded.branch, head = excluded.head,
            merged_by = excluded.merged_by, merged_agent = excluded.merged_agent,
            forced = excluded.forced, merged_at = excluded.merged_at, done = excluded.done,
-           change_id = excluded.change_id, main_before = excluded.main_before",
-    )
-    .bind(&m.repo_id).bind(&m.sha).bind(&m.branch).bind(&m.head).bind(&m.merged_by)
-    .bind(&m.merged_agent).bind(m.forced).bind(m.merged_at).bind(m.done)
-    .bind(&m.change_id).bind(&m.main_before)
-    .execute(c).await?.rows_affected());
+           change_id = excluded.change_id, main_before = excluded.main_before"
+    );
+    on!(h, c => {
+        let mut q = sqlx::query(sqlx::AssertSqlSafe(sql.clone()));
+        for m in all {
+            q = q.bind(&m.repo_id).bind(&m.sha).bind(&m.branch).bind(&m.head).bind(&m.merged_by)
+                .bind(&m.merged_agent).bind(m.forced).bind(m.merged_at).bind(m.done)
+                .bind(&m.change_id).bind(&m.main_before);
+        }
+        q.execute(c).await?.rows_affected()
+    });
     Ok(())
 }
 
-/// Merges whose ref move has not been recorded yet.
-pub async fn pending(h: H<'_>, repo_id: &str) -> Result<Vec<MergeRow>> {
-    let sql =
-        format!("SELECT {COLUMNS} FROM merges WHERE repo_id = $1 AND NOT done ORDER BY merged_at");
-    Ok(on!(h, c => sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(repo_id).fetch_all(c).await?))
+/// The merges of the repos `repo_ids` (one, or a change's) whose ref move has not been
+/// recorded yet: by repo, each's oldest first.
+pub async fn pending_in(h: H<'_>, repo_ids: &[&str]) -> Result<Vec<MergeRow>> {
+    if repo_ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let sql = format!(
+        "SELECT {COLUMNS} FROM merges WHERE repo_id IN ({}) AND NOT done ORDER BY repo_id, merged_at",
+        placeholders(1, repo_ids.len())
+    );
+    Ok(on!(h, c => {
+        let mut q = sqlx::query_as(sqlx::AssertSqlSafe(sql.clone()));
+        for id in repo_ids {
+            q = q.bind(*id);
+        }
+        q.fetch_all(c).await?
+    }))
 }
 
 /// The unrecorded merges of every change (each change's merges together, by change).

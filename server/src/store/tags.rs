@@ -1,6 +1,6 @@
 //! A repo's tags as last recorded from git (`git::record`), newest first.
 
-use super::{H, Result, on};
+use super::{H, Result, on, placeholders};
 
 #[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
 pub struct TagRow {
@@ -12,10 +12,35 @@ pub struct TagRow {
 
 /// Every tag of the repo.
 pub async fn all(h: H<'_>, repo_id: &str) -> Result<Vec<TagRow>> {
-    Ok(
-        on!(h, c => sqlx::query_as("SELECT name, sha, created_at FROM tags WHERE repo_id = $1")
-        .bind(repo_id).fetch_all(c).await?),
-    )
+    let found = all_in(h, &[repo_id]).await?;
+    Ok(found.into_iter().map(|(_, tag)| tag).collect())
+}
+
+/// A tag of [`all_in`] with its repo.
+#[derive(sqlx::FromRow)]
+struct RepoTag {
+    repo_id: String,
+    #[sqlx(flatten)]
+    tag: TagRow,
+}
+
+/// Every tag of several repos (a change's), as (repo id, tag).
+pub async fn all_in(h: H<'_>, repo_ids: &[&str]) -> Result<Vec<(String, TagRow)>> {
+    if repo_ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let sql = format!(
+        "SELECT repo_id, name, sha, created_at FROM tags WHERE repo_id IN ({})",
+        placeholders(1, repo_ids.len())
+    );
+    let found: Vec<RepoTag> = on!(h, c => {
+        let mut q = sqlx::query_as(sqlx::AssertSqlSafe(sql.clone()));
+        for id in repo_ids {
+            q = q.bind(*id);
+        }
+        q.fetch_all(c).await?
+    });
+    Ok(found.into_iter().map(|t| (t.repo_id, t.tag)).collect())
 }
 
 /// One page, newest first, after the `(created_at, name)` of the previous page's last.
