@@ -91,10 +91,11 @@ pub async fn land(
     Ok(Some(answer))
 }
 
-/// Moves every part's main from its head to its merge, in order, in one trip to the
-/// repositories. When one refuses, the mains moved before it are put back
-/// (compare-and-swap from the merge) and its error answers; nothing is recorded either
-/// way.
+/// Moves every part's main from its head to its merge in one trip to the repositories:
+/// the first alone, then the others side by side (a crash in between leaves some mains
+/// moved and the others not, which [`recover`] puts back). When one refuses, the mains
+/// that moved are put back (compare-and-swap from the merge) and the first refusal
+/// answers; nothing is recorded either way.
 async fn move_mains(state: &AppState, parts: &[Part]) -> Result<(), MoveError> {
     let moves: Vec<_> = parts
         .iter()
@@ -104,42 +105,64 @@ async fn move_mains(state: &AppState, parts: &[Part]) -> Result<(), MoveError> {
             (dir, main_ref, part.main, part.sha)
         })
         .collect();
-    let stopped = tokio::task::spawn_blocking(move || {
-        for (i, (dir, main_ref, from, to)) in moves.iter().enumerate() {
-            let moved = crate::git::open_repos::open(dir)
+    let tried = tokio::task::spawn_blocking(move || {
+        let one = |(dir, main_ref, from, to): &(std::path::PathBuf, String, ObjectId, ObjectId)| {
+            crate::git::open_repos::open(dir)
                 .map_err(ApiError::from)
-                .map(|git| git.update_ref(main_ref, *from, *to));
-            match moved {
-                Ok(Ok(())) => {}
-                Ok(Err(error)) => return Some((i, Ok(error))),
-                Err(e) => return Some((i, Err(e))),
-            }
-            // Some mains moved, the rest not yet, nothing recorded.
-            crate::crash::point("change.moving");
+                .map(|git| git.update_ref(main_ref, *from, *to))
+        };
+        let Some((first, rest)) = moves.split_first() else {
+            return Vec::new();
+        };
+        let first = one(first);
+        if !matches!(first, Ok(Ok(()))) {
+            return vec![first];
         }
-        None
+        // One main moved, the rest not yet, nothing recorded.
+        crate::crash::point("change.moving");
+        let rest: Vec<_> = std::thread::scope(|s| {
+            let moving: Vec<_> = rest.iter().map(|m| s.spawn(move || one(m))).collect();
+            moving
+                .into_iter()
+                .map(|t| {
+                    t.join()
+                        .unwrap_or_else(|_| Err(ApiError::internal("moving a main panicked")))
+                })
+                .collect()
+        });
+        std::iter::once(first).chain(rest).collect()
     })
     .await;
-    let stopped = match stopped {
-        Ok(stopped) => stopped,
+    let tried = match tried {
+        Ok(tried) => tried,
         Err(e) => {
             // Which mains moved is not known: put back each one still at its merge.
             put_back(state, &parts.iter().collect::<Vec<_>>()).await;
             return Err(MoveError::Api(ApiError::internal(e)));
         }
     };
-    let Some((i, why)) = stopped else {
+    let moved: Vec<&Part> = parts
+        .iter()
+        .zip(&tried)
+        .filter(|(_, t)| matches!(t, Ok(Ok(()))))
+        .map(|(part, _)| part)
+        .collect();
+    if moved.len() == parts.len() {
         return Ok(());
-    };
-    let moved: Vec<&Part> = parts[..i].iter().collect();
+    }
     put_back(state, &moved).await;
-    Err(match why {
-        Ok(error) => MoveError::Refused(Refused {
-            repo: parts[i].repo.name.clone(),
-            error,
-        }),
-        Err(e) => MoveError::Api(e),
-    })
+    let refused = parts
+        .iter()
+        .zip(tried)
+        .find_map(|(part, t)| match t {
+            Ok(Ok(())) => None,
+            Ok(Err(error)) => Some(MoveError::Refused(Refused {
+                repo: part.repo.name.clone(),
+                error,
+            })),
+            Err(e) => Some(MoveError::Api(e)),
+        });
+    Err(refused.unwrap_or_else(|| MoveError::Api(ApiError::internal("a main did not move"))))
 }
 
 /// Why the mains did not all move: an API error, or a main that refused to move.
