@@ -151,17 +151,14 @@ async fn move_mains(state: &AppState, parts: &[Part]) -> Result<(), MoveError> {
         return Ok(());
     }
     put_back(state, &moved).await;
-    let refused = parts
-        .iter()
-        .zip(tried)
-        .find_map(|(part, t)| match t {
-            Ok(Ok(())) => None,
-            Ok(Err(error)) => Some(MoveError::Refused(Refused {
-                repo: part.repo.name.clone(),
-                error,
-            })),
-            Err(e) => Some(MoveError::Api(e)),
-        });
+    let refused = parts.iter().zip(tried).find_map(|(part, t)| match t {
+        Ok(Ok(())) => None,
+        Ok(Err(error)) => Some(MoveError::Refused(Refused {
+            repo: part.repo.name.clone(),
+            error,
+        })),
+        Err(e) => Some(MoveError::Api(e)),
+    });
     Err(refused.unwrap_or_else(|| MoveError::Api(ApiError::internal("a main did not move"))))
 }
 

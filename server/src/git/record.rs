@@ -228,6 +228,12 @@ pub async fn record_change(
         let rows = stored.remove(&repo.id).unwrap_or_default();
         settled.push(settle(tx, repo, dir, refs, rows, actor, how).await?);
     }
+    let both: Vec<_> = found
+        .iter()
+        .zip(&settled)
+        .map(|((repo, ..), s)| (*repo, s))
+        .collect();
+    mark_landed(tx.h(), &both).await?;
     let mut all: Vec<_> = found
         .iter()
         .zip(&settled)
@@ -308,6 +314,7 @@ async fn record_in(
     let rows = stored.remove(&repo.id).unwrap_or_default();
     let ci_skip = how.options.ci_skip;
     let s = settle(tx, &repo, &dir, refs, rows, actor, how).await?;
+    mark_landed(tx.h(), &[(&repo, &s)]).await?;
     append_with(tx.h(), &repo, &s.pending, s.now, ci_skip).await?;
     close_issues(tx, &[(&repo, s.closing.as_slice())]).await?;
     Ok(s.recorded)
@@ -353,6 +360,8 @@ type Closing = (String, String, String, Actor);
 /// close, and what it changed.
 struct Settled {
     pending: Vec<Pending>,
+    /// The merge commits of the merges recorded.
+    landed: Vec<String>,
     closing: Vec<Closing>,
     recorded: Recorded,
     now: i64,
@@ -391,6 +400,7 @@ async fn settle(
     let mut actor = actor.clone();
     // Issues to close.
     let mut closing: Vec<Closing> = Vec::new();
+    let mut recorded_merges = Vec::new();
     // A merge of another change that is on main: main waits for that change's recording.
     let mut held = false;
     for m in pending_merges {
@@ -409,10 +419,9 @@ async fn settle(
             }
             continue;
         }
-        merges::set_done(tx.h(), &repo.id, &m.sha).await?;
         let merged = branches::set_merged(tx.h(), &repo.id, &m).await?;
-        // A merge queue's speculative commit: its entry landed with it.
-        crate::store::queue::set_landed(tx.h(), &repo.id, &m.sha, now).await?;
+        // Marked recorded by the caller, with the other repos' ([`mark_landed`]).
+        recorded_merges.push(m.sha.clone());
         actor = Actor {
             login: Some(m.merged_by.clone()),
             agent: m.merged_agent.clone(),
@@ -578,6 +587,7 @@ async fn settle(
     pending.extend(super::tags::sync(tx.h(), repo, stored_tags, &tags, actor, now).await?);
     pending.extend(extra);
     Ok(Settled {
+        landed: recorded_merges,
         recorded: Recorded {
             events: pending.len(),
             moved,
@@ -587,6 +597,25 @@ async fn settle(
         closing,
         now,
     })
+}
+
+/// Marks the merges that the recordings `settled` found on main recorded, and the merge
+/// queue entries whose speculative commits they are landed: one statement each for every
+/// repo recorded (one, or a change's).
+async fn mark_landed(
+    mut h: store::H<'_>,
+    settled: &[(&repos::RepoRow, &Settled)],
+) -> Result<(), Error> {
+    let landed: Vec<(&str, &str)> = settled
+        .iter()
+        .flat_map(|(repo, s)| s.landed.iter().map(|sha| (repo.id.as_str(), sha.as_str())))
+        .collect();
+    let Some((_, first)) = settled.first() else {
+        return Ok(());
+    };
+    merges::set_done(h.reborrow(), &landed).await?;
+    store::queue::set_landed(h, &landed, first.now).await?;
+    Ok(())
 }
 
 /// Closes the issues that the merges of `closing` name, each repo's with its list, in

@@ -104,9 +104,21 @@ pub async fn remove_change(h: H<'_>, change_id: &str) -> Result<()> {
     Ok(())
 }
 
-pub async fn set_done(h: H<'_>, repo_id: &str, sha: &str) -> Result<()> {
-    on!(h, c => sqlx::query("UPDATE merges SET done = TRUE WHERE repo_id = $1 AND sha = $2")
-        .bind(repo_id).bind(sha).execute(c).await?.rows_affected());
+/// Marks the merges `landed`, (repo id, merge commit) pairs, recorded: one statement
+/// for a recording's merges, in one repo or a change's several.
+pub async fn set_done(h: H<'_>, landed: &[(&str, &str)]) -> Result<()> {
+    if landed.is_empty() {
+        return Ok(());
+    }
+    let any = super::repo_pairs(1, landed.len(), "sha");
+    let sql = format!("UPDATE merges SET done = TRUE WHERE {any}");
+    on!(h, c => {
+        let mut q = sqlx::query(sqlx::AssertSqlSafe(sql.clone()));
+        for (repo_id, sha) in landed {
+            q = q.bind(*repo_id).bind(*sha);
+        }
+        q.execute(c).await?.rows_affected()
+    });
     Ok(())
 }
 

@@ -283,6 +283,17 @@ pub fn qualified(columns: &str, alias: &str) -> String {
 }
 
 /// `$first, $first+1, ...`: `n` placeholders for an `IN (...)` list.
+/// `(repo_id = $first AND <column> = $first+1) OR ...`: `n` (repo id, value) pairs.
+pub fn repo_pairs(first: usize, n: usize, column: &str) -> String {
+    (0..n)
+        .map(|i| {
+            let at = first + 2 * i;
+            format!("(repo_id = ${at} AND {column} = ${})", at + 1)
+        })
+        .collect::<Vec<_>>()
+        .join(" OR ")
+}
+
 pub fn placeholders(first: usize, n: usize) -> String {
     (first..first + n)
         .map(|i| format!("${i}"))

@@ -133,15 +133,24 @@ pub async fn leave(h: H<'_>, id: &str, reason: &str, now: i64) -> Result<bool> {
     Ok(n == 1)
 }
 
-/// The entry whose speculative commit is `sha` landed (main moved to it or past it):
-/// written by the recording of that main move, in its transaction.
-pub async fn set_landed(h: H<'_>, repo_id: &str, sha: &str, now: i64) -> Result<()> {
+/// The entries whose speculative commits are `landed`, (repo id, commit) pairs, landed
+/// (main moved to them or past them): written by the recording of those main moves, in
+/// its transaction.
+pub async fn set_landed(h: H<'_>, landed: &[(&str, &str)], now: i64) -> Result<()> {
+    if landed.is_empty() {
+        return Ok(());
+    }
+    let any = super::repo_pairs(2, landed.len(), "speculative_sha");
     let sql = format!(
-        "UPDATE queue_entries SET state = 'landed', ended_at = $3
-         WHERE repo_id = $1 AND speculative_sha = $2 AND {ACTIVE}"
+        "UPDATE queue_entries SET state = 'landed', ended_at = $1 WHERE ({any}) AND {ACTIVE}"
     );
-    on!(h, c => sqlx::query(sqlx::AssertSqlSafe(sql)).bind(repo_id).bind(sha).bind(now)
-        .execute(c).await?.rows_affected());
+    on!(h, c => {
+        let mut q = sqlx::query(sqlx::AssertSqlSafe(sql.clone())).bind(now);
+        for (repo_id, sha) in landed {
+            q = q.bind(*repo_id).bind(*sha);
+        }
+        q.execute(c).await?.rows_affected()
+    });
     Ok(())
 }
 
