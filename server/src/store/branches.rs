@@ -81,13 +81,7 @@ pub async fn live_in(h: H<'_>, repo_ids: &[&str]) -> Result<Vec<BranchRow>> {
         "SELECT {COLUMNS} FROM branches WHERE repo_id IN ({}) AND state <> 'deleted' ORDER BY repo_id, name",
         placeholders(1, repo_ids.len())
     );
-    Ok(on!(h, c => {
-        let mut q = sqlx::query_as(sqlx::AssertSqlSafe(sql.clone()));
-        for id in repo_ids {
-            q = q.bind(*id);
-        }
-        q.fetch_all(c).await?
-    }))
+    super::rows_for(h, sql, repo_ids).await
 }
 
 /// The branch called `name` in each of several repos that has one (a change's branches).
@@ -95,17 +89,14 @@ pub async fn named_in(h: H<'_>, repo_ids: &[&str], name: &str) -> Result<Vec<Bra
     if repo_ids.is_empty() {
         return Ok(Vec::new());
     }
+    let n = repo_ids.len();
     let sql = format!(
-        "SELECT {COLUMNS} FROM branches WHERE name = $1 AND repo_id IN ({})",
-        placeholders(2, repo_ids.len())
+        "SELECT {COLUMNS} FROM branches WHERE repo_id IN ({}) AND name = ${}",
+        placeholders(1, n),
+        n + 1
     );
-    Ok(on!(h, c => {
-        let mut q = sqlx::query_as(sqlx::AssertSqlSafe(sql.clone())).bind(name);
-        for id in repo_ids {
-            q = q.bind(*id);
-        }
-        q.fetch_all(c).await?
-    }))
+    let binds: Vec<&str> = repo_ids.iter().copied().chain([name]).collect();
+    super::rows_for(h, sql, &binds).await
 }
 
 pub async fn get(h: H<'_>, repo_id: &str, name: &str) -> Result<Option<BranchRow>> {

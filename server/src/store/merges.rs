@@ -72,13 +72,7 @@ pub async fn pending_in(h: H<'_>, repo_ids: &[&str]) -> Result<Vec<MergeRow>> {
         "SELECT {COLUMNS} FROM merges WHERE repo_id IN ({}) AND NOT done ORDER BY repo_id, merged_at",
         placeholders(1, repo_ids.len())
     );
-    Ok(on!(h, c => {
-        let mut q = sqlx::query_as(sqlx::AssertSqlSafe(sql.clone()));
-        for id in repo_ids {
-            q = q.bind(*id);
-        }
-        q.fetch_all(c).await?
-    }))
+    super::rows_for(h, sql, repo_ids).await
 }
 
 /// The unrecorded merges of every change (each change's merges together, by change).

@@ -283,6 +283,24 @@ pub fn qualified(columns: &str, alias: &str) -> String {
 }
 
 /// `$first, $first+1, ...`: `n` placeholders for an `IN (...)` list.
+/// The rows `sql` answers with `binds` bound to `$1`, `$2`, ... in order: for the reads
+/// that take a list (several repos' rows at once).
+pub async fn rows_for<T>(h: H<'_>, sql: String, binds: &[&str]) -> Result<Vec<T>>
+where
+    T: for<'r> sqlx::FromRow<'r, sqlx::sqlite::SqliteRow>
+        + for<'r> sqlx::FromRow<'r, sqlx::postgres::PgRow>
+        + Send
+        + Unpin,
+{
+    Ok(on!(h, c => {
+        let mut q = sqlx::query_as(sqlx::AssertSqlSafe(sql.clone()));
+        for b in binds {
+            q = q.bind(*b);
+        }
+        q.fetch_all(c).await?
+    }))
+}
+
 /// `(repo_id = $first AND <column> = $first+1) OR ...`: `n` (repo id, value) pairs.
 pub fn repo_pairs(first: usize, n: usize, column: &str) -> String {
     (0..n)

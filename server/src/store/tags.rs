@@ -33,13 +33,7 @@ pub async fn all_in(h: H<'_>, repo_ids: &[&str]) -> Result<Vec<(String, TagRow)>
         "SELECT repo_id, name, sha, created_at FROM tags WHERE repo_id IN ({})",
         placeholders(1, repo_ids.len())
     );
-    let found: Vec<RepoTag> = on!(h, c => {
-        let mut q = sqlx::query_as(sqlx::AssertSqlSafe(sql.clone()));
-        for id in repo_ids {
-            q = q.bind(*id);
-        }
-        q.fetch_all(c).await?
-    });
+    let found: Vec<RepoTag> = super::rows_for(h, sql, repo_ids).await?;
     Ok(found.into_iter().map(|t| (t.repo_id, t.tag)).collect())
 }
 
