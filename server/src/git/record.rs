@@ -228,28 +228,27 @@ pub async fn record_change(
         let rows = stored.remove(&repo.id).unwrap_or_default();
         settled.push(settle(tx, repo, dir, refs, rows, actor, how).await?);
     }
+    // Each repo recorded, with its recording.
     let both: Vec<_> = found
         .iter()
         .zip(&settled)
         .map(|((repo, ..), s)| (*repo, s))
         .collect();
     mark_landed(tx.h(), &both).await?;
-    let mut all: Vec<_> = found
+    let mut all: Vec<_> = both
         .iter()
-        .zip(&settled)
-        .flat_map(|((repo, ..), s)| s.pending.iter().map(|p| new_event(repo, p, s.now)))
+        .flat_map(|(repo, s)| s.pending.iter().map(|p| new_event(repo, p, s.now)))
         .collect();
     all.push(last);
     let mut seq = events::append_all(tx.h(), &all).await? - all.len() as i64 + 1;
-    for ((repo, ..), s) in found.iter().zip(&settled) {
+    for (repo, s) in &both {
         let seqs: Vec<i64> = (seq..seq + s.pending.len() as i64).collect();
         seq += s.pending.len() as i64;
         crate::hooks::enqueue_to(tx.h(), &hooks, repo, &s.pending, &seqs, s.now).await?;
     }
-    let closing: Vec<_> = found
+    let closing: Vec<_> = both
         .iter()
-        .zip(&settled)
-        .map(|((repo, ..), s)| (*repo, s.closing.as_slice()))
+        .map(|(repo, s)| (*repo, s.closing.as_slice()))
         .collect();
     close_issues(tx, &closing).await?;
     let mut settled = settled.into_iter();
