@@ -275,12 +275,15 @@ impl crate::pokes::Worker for Worker {
 /// Moves the repo's queue on as far as it goes now, under its merge lock, then drops the
 /// refs of entries no longer in it.
 async fn look_at(state: &AppState, repo_id: &str) -> ApiResult<()> {
-    {
-        // Most pokes (a status in any repo) find no queue: no lock taken for them.
+    let queued = {
         let mut conn = state.store.read().await?;
-        if queue::active(conn.h(), repo_id).await?.is_empty() {
-            return Ok(());
-        }
+        !queue::active(conn.h(), repo_id).await?.is_empty()
+    };
+    // Most pokes (a status in any repo) find no queue and no refs: no lock taken for them.
+    // An empty queue can still have refs: start-up's recording lands an entry a crash cut
+    // off after its main moved, and the look that follows finds the queue empty.
+    if !queued && !has_refs(state, repo_id).await? {
+        return Ok(());
     }
     let _lock = state.merge_lock(repo_id).await?;
     for _ in 0..STEPS {
@@ -616,6 +619,22 @@ async fn left(
     let ev = event("queue.left", repo, &view(&repo.name, &row, None), actor);
     record::append(h, repo, &[ev], now).await?;
     Ok(true)
+}
+
+/// Whether the repo has any `refs/svc/queue/*` ref.
+async fn has_refs(state: &AppState, repo_id: &str) -> ApiResult<bool> {
+    let repo = {
+        let mut conn = state.store.read().await?;
+        repos::by_id(conn.h(), repo_id).await?
+    };
+    let Some(repo) = repo else {
+        return Ok(false);
+    };
+    state
+        .git(&repo, |git| {
+            git.refs_under(REF_PREFIX).map(|r| !r.is_empty())
+        })
+        .await
 }
 
 /// Deletes the `refs/svc/queue/*` refs of entries no longer in the queue.

@@ -823,5 +823,7 @@ pub async fn record_all(state: crate::state::AppState) {
             Err(e) => tracing::error!(repo = %repo.id, error = %e, "cannot reconcile refs"),
         }
         state.facts.sweep(&repo.id).await;
+        // A queue entry this recording landed leaves a ref for the queue to drop.
+        state.merge_queue.poke(&repo.id);
     }
 }

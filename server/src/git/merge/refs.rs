@@ -131,10 +131,11 @@ impl Repo {
         let repo = self.0.to_thread_local();
         let platform = repo.references().map_err(git)?;
         let mut found = Vec::new();
-        for reference in platform.all().map_err(git)? {
+        // Only the folder of `prefix` (and packed-refs) is read, not every ref.
+        for reference in platform.prefixed(prefix).map_err(git)? {
             let reference = reference.map_err(git)?;
             let name = reference.name().as_bstr().to_string();
-            if let (true, Some(id)) = (name.starts_with(prefix), reference.target().try_id()) {
+            if let Some(id) = reference.target().try_id() {
                 found.push((name, id.to_owned()));
             }
         }
