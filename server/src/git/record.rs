@@ -818,12 +818,12 @@ pub async fn record_all(state: crate::state::AppState) {
         {
             Ok(r) if r.events == 0 => {}
             Ok(r) => {
-                tracing::warn!(repo = %repo.id, events = r.events, "recorded ref changes the database had missed")
+                tracing::warn!(repo = %repo.id, events = r.events, "recorded ref changes the database had missed");
+                // A queue entry this recording landed leaves a ref for the queue to drop.
+                state.merge_queue.poke(&repo.id);
             }
             Err(e) => tracing::error!(repo = %repo.id, error = %e, "cannot reconcile refs"),
         }
         state.facts.sweep(&repo.id).await;
-        // A queue entry this recording landed leaves a ref for the queue to drop.
-        state.merge_queue.poke(&repo.id);
     }
 }

@@ -282,7 +282,6 @@ pub fn qualified(columns: &str, alias: &str) -> String {
         .join(", ")
 }
 
-/// `$first, $first+1, ...`: `n` placeholders for an `IN (...)` list.
 /// The rows `sql` answers with `binds` bound to `$1`, `$2`, ... in order: for the reads
 /// that take a list (several repos' rows at once).
 pub async fn rows_for<T>(h: H<'_>, sql: String, binds: &[&str]) -> Result<Vec<T>>
@@ -312,6 +311,7 @@ pub fn repo_pairs(first: usize, n: usize, column: &str) -> String {
         .join(" OR ")
 }
 
+/// `$first, $first+1, ...`: `n` placeholders for an `IN (...)` list.
 pub fn placeholders(first: usize, n: usize) -> String {
     (first..first + n)
         .map(|i| format!("${i}"))
