@@ -16,8 +16,9 @@ pub fn sealed_git(dir: &Path) -> Command {
 
 /// A sealed git (`sealed_git`) whose own children die with it too. The death signal
 /// reaches only the server's direct children: a `git repack` killed with the server
-/// leaves its `pack-objects` writing a temporary pack for as long as that takes. So a
-/// git that starts long-running children (maintenance) runs as the first process of a
+/// leaves its `pack-objects` writing a temporary pack for as long as that takes, and a
+/// `receive-pack` its `unpack-objects` writing loose objects. So a git that starts
+/// children (maintenance, the door, imports) runs as the first process of a
 /// PID namespace of its own (`unshare --pid --fork --kill-child`): when it dies, the
 /// kernel kills every process in that namespace. Where no namespace can be made (no
 /// `unshare`, no privilege), it is a plain sealed git.

@@ -257,7 +257,9 @@ fn git_protocol(headers: &HeaderMap) -> Option<String> {
 }
 
 fn git(service: Service, dir: &std::path::Path, protocol: Option<&str>) -> Command {
-    let mut cmd = super::child::sealed_git(dir);
+    // A family: receive-pack's `unpack-objects`/`index-pack` and upload-pack's
+    // `pack-objects` die with the server too, not only git itself.
+    let mut cmd = super::child::sealed_git_family(dir);
     match service {
         // Partial clone: filters (`blob:none`, `blob:limit=`, `tree:<depth>`) and the lazy
         // fetches they cause later, which want objects by id. Any object of this repo may

@@ -32,9 +32,10 @@ pub enum Source<'a> {
     },
 }
 
-/// A sealed git over the server's own repository `dir` (`child::sealed_git`).
+/// A sealed git over the server's own repository `dir`, with its children (a fetch's
+/// `index-pack`, its remote helper) dying with the server (`child::sealed_git_family`).
 fn git(dir: &Path) -> Command {
-    let mut cmd = super::child::sealed_git(dir);
+    let mut cmd = super::child::sealed_git_family(dir);
     cmd.stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
